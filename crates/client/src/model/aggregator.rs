@@ -1,0 +1,70 @@
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    AccessKey, AggregatorId, BankAccountId, DepositorId, NumericId, PartnerId, VaultToken,
+};
+
+/// The aggregator's settlement bank account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BankAccount {
+    /// Numeric id.
+    pub id: NumericId,
+    /// `acc_` token.
+    pub token: BankAccountId,
+    /// `lock_` vault token.
+    pub vault_token: VaultToken,
+    /// Account title.
+    pub title: String,
+    /// IBAN.
+    pub iban: String,
+    /// IBAN with the middle digits masked.
+    pub redacted_iban: String,
+    /// Hash of the IBAN.
+    pub hashed_iban: String,
+    /// Servicing institution.
+    pub servicer: String,
+    /// Bank; may be empty.
+    pub bank: String,
+    /// `dep_` depositor.
+    pub depositor_id: DepositorId,
+    /// Owner.
+    pub owner: String,
+    /// Account kind.
+    pub kind: i64,
+    /// Record version (a string on the wire).
+    pub version: String,
+    /// Creation time.
+    pub created_at: Timestamp,
+    /// Last change.
+    pub updated_at: Timestamp,
+}
+
+/// The aggregator record (`data` of get-aggregator).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Aggregator {
+    /// Numeric id.
+    pub id: NumericId,
+    /// `agg_` token.
+    pub token: AggregatorId,
+    /// `partner_` identifier.
+    pub partner_id: PartnerId,
+    /// `acc_` settlement account.
+    pub bank_account_id: BankAccountId,
+    /// Name.
+    pub name: String,
+    /// Whether the aggregator is active.
+    pub is_active: bool,
+    /// Meaning not shown by API.md.
+    pub is_super: bool,
+    /// Meaning not shown by API.md.
+    pub vault_enabled: bool,
+    /// The settlement bank account.
+    pub bank_account: BankAccount,
+    /// Access keys, secrets included.
+    pub keys: Vec<AccessKey>,
+    /// Creation time.
+    pub created_at: Timestamp,
+    /// Last change.
+    pub updated_at: Timestamp,
+}

@@ -1,0 +1,41 @@
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    AggregatorId, AggregatorMerchantId, BankAccountId, ExternalMerchantRef, NumericId,
+    RailMerchantId, StringCount,
+};
+
+/// A merchant linked to the aggregator (element of `data.merchants`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AggregatorMerchant {
+    /// Numeric id.
+    pub id: NumericId,
+    /// `am_` token.
+    pub token: AggregatorMerchantId,
+    /// Merchant name.
+    pub name: String,
+    /// The aggregator.
+    pub aggregator_id: AggregatorId,
+    /// The rail merchant.
+    pub merchant_id: RailMerchantId,
+    /// External merchant reference.
+    pub merchant_external_id: ExternalMerchantRef,
+    /// Settlement bank account.
+    pub bank_account_id: BankAccountId,
+    /// Whether the merchant is enabled.
+    pub enabled: bool,
+    /// Creation time.
+    pub created_at: Timestamp,
+    /// Last change.
+    pub updated_at: Timestamp,
+}
+
+/// `data` of the aggregator merchant list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MerchantList {
+    /// The page's merchants.
+    pub merchants: Vec<AggregatorMerchant>,
+    /// Matching records.
+    pub count: StringCount,
+}

@@ -1,0 +1,42 @@
+//! The API's resources, one file per resource, with API.md's wire names.
+
+mod access_key;
+mod account_info;
+mod aggregator;
+mod alias;
+mod batch;
+mod charges;
+mod envelope;
+mod ledger;
+mod merchant;
+mod payout;
+mod qr_code;
+mod rail_merchant;
+mod refund;
+mod report_export;
+mod transaction;
+mod webhook;
+
+pub use access_key::{AccessKey, AccessKeyList, AccessKeyRecordId, AccessKeyRecordToken};
+pub use account_info::{AccountInfo, AccountInfoType};
+pub use aggregator::{Aggregator, BankAccount};
+pub use alias::{Alias, AliasStatus, AliasType};
+pub use batch::{BatchList, BatchStatus, SettlementBatch};
+pub use charges::PaymentCharges;
+pub use envelope::{ApiErrorBody, Envelope, ErrorEnvelope};
+pub use ledger::{LedgerAccount, LedgerAccountType, NormalBalance};
+pub use merchant::{AggregatorMerchant, MerchantList};
+pub use payout::{PayoutStatus, SettlementPayout};
+pub use qr_code::{QrCode, QrCodeList, QrType};
+pub use rail_merchant::{
+    AdditionalDetails, AddressDetails, ContactDetails, RailMerchant, RailMerchantList,
+    RailMerchantStatus,
+};
+pub use refund::{Refund, RefundList, RefundStatus, RefundType};
+pub use report_export::{
+    NewReportExport, ReportExport, ReportExportCreated, ReportKind, ReportStatus,
+};
+pub use transaction::{
+    BatchTransactions, PaymentType, Transaction, TransactionStatus, TransactionType,
+};
+pub use webhook::{WebhookEndpoint, WebhookList};

@@ -1,0 +1,48 @@
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::open_enum::open_enum;
+use crate::{AggregatorMerchantId, NumericId, QrCodeToken, StringCount};
+
+open_enum! {
+    /// The type of a QR code. The list filter defaults to `STATIC`.
+    QrType {
+        /// A reusable code.
+        Static = "STATIC",
+        /// A one-payment code.
+        Dynamic = "DYNAMIC",
+    }
+}
+
+/// A QR code (element of `data.qr_codes`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QrCode {
+    /// Numeric id.
+    pub id: NumericId,
+    /// `qr_` token.
+    pub token: QrCodeToken,
+    /// The aggregator merchant.
+    pub aggregator_merchant_id: AggregatorMerchantId,
+    /// `STATIC` or `DYNAMIC`.
+    #[serde(rename = "type")]
+    pub qr_type: QrType,
+    /// The encoded payload text.
+    pub code: String,
+    /// Terminal label; may be empty.
+    pub terminal_label: String,
+    /// Reference label; may be empty.
+    pub reference_label: String,
+    /// Whether the code was deleted.
+    pub is_deleted: bool,
+    /// Creation time.
+    pub created_at: Timestamp,
+}
+
+/// `data` of the QR code list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QrCodeList {
+    /// The page's QR codes.
+    pub qr_codes: Vec<QrCode>,
+    /// Matching records.
+    pub count: StringCount,
+}

@@ -1,0 +1,101 @@
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::open_enum::open_enum;
+use crate::{NumericId, PartnerId, RailMerchantId, StringCount};
+
+open_enum! {
+    /// The onboarding status of a rail merchant.
+    RailMerchantStatus {
+        /// Active.
+        Active = "Active",
+        /// Inactive.
+        Inactive = "Inactive",
+        /// Suspended.
+        Suspended = "Suspended",
+        /// The empty string of a record without a rail record.
+        Unset = "",
+    }
+}
+
+/// Postal address of a rail merchant.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddressDetails {
+    /// Country.
+    pub country: String,
+    /// City.
+    pub city: String,
+    /// State, province or region.
+    pub state_province_region: String,
+    /// Street address.
+    pub address_line: String,
+}
+
+/// Contact details of a rail merchant.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContactDetails {
+    /// Mobile number.
+    pub mobile_number: String,
+    /// Email address.
+    pub email: String,
+}
+
+/// Business details of a rail merchant.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdditionalDetails {
+    /// Doing-business-as name.
+    pub dba: String,
+    /// Merchant category code.
+    pub mcc: String,
+    /// Latitude; may be empty.
+    pub lat: String,
+    /// Longitude; may be empty.
+    pub long: String,
+}
+
+/// A merchant registered on the rail.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RailMerchant {
+    /// Numeric id.
+    pub id: NumericId,
+    /// `mer_` token.
+    pub token: RailMerchantId,
+    /// `partner_` identifier.
+    pub partner_id: PartnerId,
+    /// Rail record id; may be empty.
+    pub rail_record_id: String,
+    /// Onboarding status.
+    pub status: RailMerchantStatus,
+    /// Identity document kind (observed `NTN`).
+    pub uid_type: String,
+    /// Identity document number.
+    pub uid_value: String,
+    /// Name.
+    pub name: String,
+    /// Document type.
+    pub document_type: String,
+    /// Document number.
+    pub document_number: String,
+    /// Address.
+    pub address_details: AddressDetails,
+    /// Contact.
+    pub contact_details: ContactDetails,
+    /// Business details.
+    pub additional_details: AdditionalDetails,
+    /// Private details; may be empty.
+    #[serde(default)]
+    pub additional_details_private: serde_json::Map<String, serde_json::Value>,
+    /// Creation time.
+    pub created_at: Timestamp,
+    /// Last change.
+    pub updated_at: Timestamp,
+}
+
+/// `data` of the rail merchant list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RailMerchantList {
+    /// The page's rail merchants.
+    pub merchants: Vec<RailMerchant>,
+    /// Matching records.
+    pub count: StringCount,
+}

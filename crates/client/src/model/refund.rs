@@ -1,0 +1,74 @@
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::open_enum::open_enum;
+use crate::{IntCount, Paisa, PaymentId};
+
+open_enum! {
+    /// The state of a refund.
+    RefundStatus {
+        /// Initiated.
+        Initiated = "R_INITIATED",
+        /// Completed.
+        Completed = "R_COMPLETED",
+        /// Failed.
+        Failed = "R_FAILED",
+        /// Canceled.
+        Canceled = "R_CANCELED",
+    }
+}
+
+open_enum! {
+    /// The type of a refund.
+    RefundType {
+        /// The whole payment.
+        Full = "FULL_REFUND",
+        /// Part of the payment.
+        Partial = "PARTIAL_REFUND",
+    }
+}
+
+/// A refund (element of `data.keys` in the refund list).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refund {
+    /// Refund token.
+    pub token: String,
+    /// The refunded payment.
+    pub payment_id: PaymentId,
+    /// Amount refunded.
+    pub amount: Paisa,
+    /// Refund type.
+    #[serde(rename = "type")]
+    pub refund_type: RefundType,
+    /// Reason.
+    pub reason: String,
+    /// Additional information.
+    pub addtl_info: String,
+    /// State.
+    pub status: RefundStatus,
+    /// Rail trace reference.
+    pub trace_reference: String,
+    /// Rail message id.
+    pub msg_id: String,
+    /// Return id.
+    pub return_id: String,
+    /// Client request id.
+    pub request_id: String,
+    /// When the rail message was created.
+    pub msg_created_at: Timestamp,
+    /// When the refund settles; `None` until scheduled.
+    pub settle_at: Option<Timestamp>,
+    /// Creation time.
+    pub created_at: Timestamp,
+    /// Last change.
+    pub updated_at: Timestamp,
+}
+
+/// `data` of the refund list (its records are under `keys`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefundList {
+    /// Matching records (an integer on the wire).
+    pub count: IntCount,
+    /// The page's refunds.
+    pub keys: Vec<Refund>,
+}

@@ -1,0 +1,250 @@
+//! The textual rules of API.md's typing section, as reusable checks.
+//!
+//! Every typed value of this crate (identifiers, amounts, timestamps) is
+//! validated with these functions, and the conformance harness judges raw
+//! wire JSON with the same ones, so the client and the harness can never
+//! disagree about what a well-formed value looks like.
+//!
+//! ```
+//! use aggpay::rules;
+//!
+//! assert!(rules::is_batch_token("sb_0f8fad5b-d9cb-469f-a165-70867728950e"));
+//! assert!(!rules::is_batch_token("sb_too_short"));
+//! assert!(rules::is_paisa("483"));
+//! assert!(!rules::is_paisa("4.83"));
+//! assert!(rules::is_utc_timestamp("2024-05-01T10:00:00Z"));
+//! assert!(!rules::is_utc_timestamp("2024-05-01T10:00:00+05:00"));
+//! ```
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Length in characters of a settlement batch token, prefix included.
+pub const BATCH_TOKEN_LEN: usize = 39;
+
+/// The prefix of settlement batch tokens.
+pub const BATCH_TOKEN_PREFIX: &str = "sb_";
+
+/// Characters allowed after an identifier prefix: URL-unreserved, so an
+/// identifier never needs escaping in a path. API.md fixes only prefixes and
+/// the batch token's length; this set is the widest that keeps IDs safe as
+/// path segments.
+const ID_BODY: &str = r"[A-Za-z0-9._~-]";
+
+/// Compiles one of this module's fixed patterns.
+fn compile(pattern: &str) -> Regex {
+    match Regex::new(pattern) {
+        Ok(re) => re,
+        // The patterns are literals of this module; the unit test
+        // `patterns_compile` exercises every one of them.
+        Err(err) => unreachable!("invalid built-in pattern {pattern}: {err}"),
+    }
+}
+
+static NUMERIC_ID: LazyLock<Regex> = LazyLock::new(|| compile(r"^(0|[1-9][0-9]*)$"));
+static PAISA: LazyLock<Regex> = LazyLock::new(|| compile(r"^(0|-?[1-9][0-9]*)$"));
+static CURRENCY: LazyLock<Regex> = LazyLock::new(|| compile(r"^[A-Z]{3}$"));
+static UTC_TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|\+00:00)$",
+    )
+});
+static DATE: LazyLock<Regex> = LazyLock::new(|| compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"));
+static BATCH_TOKEN: LazyLock<Regex> = LazyLock::new(|| compile(&format!("^sb_{ID_BODY}{{36}}$")));
+static ID_TAIL: LazyLock<Regex> = LazyLock::new(|| compile(&format!("^{ID_BODY}+$")));
+
+/// Every identifier prefix of API.md typing rule 1, longest first so that a
+/// lookup finds `ak_tok_` before `ak_` and `acct_` before `acc_`.
+pub const PREFIXES: &[&str] = &[
+    "partner_", "ak_tok_", "lock_", "acct_", "txn_", "job_", "rpt_", "mer_", "sec_", "acc_",
+    "dep_", "als_", "key_", "agg_", "sb_", "pm_", "am_", "qr_", "ak_", "wh_",
+];
+
+/// True when `value` is `prefix` followed by at least one URL-unreserved
+/// character. `ak_` excludes `ak_tok_`, which is a distinct prefix.
+pub fn has_prefix(value: &str, prefix: &str) -> bool {
+    if prefix == "ak_" && value.starts_with("ak_tok_") {
+        return false;
+    }
+    if prefix == BATCH_TOKEN_PREFIX {
+        return is_batch_token(value);
+    }
+    match value.strip_prefix(prefix) {
+        Some(tail) => ID_TAIL.is_match(tail),
+        None => false,
+    }
+}
+
+/// The known prefix `value` carries, if any (longest match wins).
+pub fn prefix_of(value: &str) -> Option<&'static str> {
+    PREFIXES.iter().copied().find(|p| value.starts_with(p))
+}
+
+/// True for a numeric identifier serialized as a string: digits only, no
+/// sign and no leading zero (API.md typing rule 2).
+pub fn is_numeric_id(value: &str) -> bool {
+    NUMERIC_ID.is_match(value)
+}
+
+/// True for a settlement batch token: `sb_` and exactly 39 characters in
+/// total (API.md typing rule 1 and Limits).
+pub fn is_batch_token(value: &str) -> bool {
+    BATCH_TOKEN.is_match(value)
+}
+
+/// True for an amount in paisa: a decimal integer string, optionally
+/// negative (balances can be), without leading zeros, spaces or decimals
+/// (API.md typing rule 3).
+pub fn is_paisa(value: &str) -> bool {
+    PAISA.is_match(value) && value.parse::<i64>().is_ok()
+}
+
+/// True for an ISO 4217 alphabetic currency code such as `PKR`.
+pub fn is_currency(value: &str) -> bool {
+    CURRENCY.is_match(value)
+}
+
+/// True for an RFC 3339 timestamp in UTC (`Z` or `+00:00`), seconds
+/// precision with optional fractional seconds, that names a real instant
+/// (API.md typing rule 4).
+pub fn is_utc_timestamp(value: &str) -> bool {
+    UTC_TIMESTAMP.is_match(value) && value.parse::<jiff::Timestamp>().is_ok()
+}
+
+/// True for a calendar date written `YYYY-MM-DD` that exists.
+pub fn is_date(value: &str) -> bool {
+    DATE.is_match(value) && value.parse::<jiff::civil::Date>().is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn patterns_compile() {
+        for re in [
+            &NUMERIC_ID,
+            &PAISA,
+            &CURRENCY,
+            &UTC_TIMESTAMP,
+            &DATE,
+            &BATCH_TOKEN,
+            &ID_TAIL,
+        ] {
+            assert!(!re.as_str().is_empty());
+        }
+    }
+
+    #[test]
+    fn numeric_ids() {
+        for ok in ["0", "7", "1234567890"] {
+            assert!(is_numeric_id(ok), "{ok}");
+        }
+        for bad in ["", "01", "-1", "1.0", " 1", "1a", "١"] {
+            assert!(!is_numeric_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn batch_tokens() {
+        let good = "sb_0f8fad5b-d9cb-469f-a165-70867728950e";
+        assert_eq!(good.len(), BATCH_TOKEN_LEN);
+        assert!(is_batch_token(good));
+        assert!(!is_batch_token(&good[..38]));
+        assert!(!is_batch_token(&format!("{good}0")));
+        assert!(!is_batch_token(&good.replacen("sb_", "sx_", 1)));
+        assert!(!is_batch_token(&good.replacen("sb_", "SB_", 1)));
+        assert!(!is_batch_token(&good.replacen('-', "/", 1)));
+        assert!(has_prefix(good, "sb_"));
+    }
+
+    #[test]
+    fn prefixes() {
+        assert!(has_prefix("pm_abc", "pm_"));
+        assert!(!has_prefix("pm_", "pm_"));
+        assert!(!has_prefix("pm_a b", "pm_"));
+        assert!(!has_prefix("txn_abc", "pm_"));
+        assert!(has_prefix("ak_tok_1", "ak_tok_"));
+        assert!(!has_prefix("ak_tok_1", "ak_"));
+        assert!(has_prefix("ak_1", "ak_"));
+        assert_eq!(prefix_of("acct_1"), Some("acct_"));
+        assert_eq!(prefix_of("acc_1"), Some("acc_"));
+        assert_eq!(prefix_of("ak_tok_1"), Some("ak_tok_"));
+        assert_eq!(prefix_of("zz_1"), None);
+    }
+
+    #[test]
+    fn paisa_and_currency() {
+        for ok in ["0", "483", "-12", "9223372036854775807"] {
+            assert!(is_paisa(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "-0",
+            "007",
+            "4.83",
+            "1e3",
+            "+5",
+            "9223372036854775808",
+            " 1",
+        ] {
+            assert!(!is_paisa(bad), "{bad}");
+        }
+        assert!(is_currency("PKR"));
+        for bad in ["pkr", "PK", "PKRR", ""] {
+            assert!(!is_currency(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn timestamps_and_dates() {
+        for ok in [
+            "2024-05-01T10:00:00Z",
+            "2024-05-01T10:00:00.123456Z",
+            "2024-05-01T10:00:00+00:00",
+        ] {
+            assert!(is_utc_timestamp(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "2024-05-01",
+            "2024-05-01T10:00Z",
+            "2024-05-01T10:00:00",
+            "2024-05-01T10:00:00+05:00",
+            "2024-13-01T10:00:00Z",
+            "2024-02-30T10:00:00Z",
+        ] {
+            assert!(!is_utc_timestamp(bad), "{bad}");
+        }
+        assert!(is_date("2024-02-29"));
+        for bad in ["2023-02-29", "2024-2-1", "2024-05-01T00:00:00Z", ""] {
+            assert!(!is_date(bad), "{bad}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_i64_is_paisa(n in any::<i64>()) {
+            prop_assert!(is_paisa(&n.to_string()));
+        }
+
+        #[test]
+        fn any_u64_is_numeric_id(n in any::<u64>()) {
+            prop_assert!(is_numeric_id(&n.to_string()));
+        }
+
+        #[test]
+        fn batch_token_length_is_exact(tail in "[a-z0-9-]{0,60}") {
+            let token = format!("sb_{tail}");
+            prop_assert_eq!(is_batch_token(&token), token.len() == BATCH_TOKEN_LEN);
+        }
+
+        #[test]
+        fn every_timestamp_roundtrips(secs in 0i64..4_000_000_000, nanos in 0i32..1_000_000_000) {
+            let ts = jiff::Timestamp::new(secs, nanos).unwrap();
+            prop_assert!(is_utc_timestamp(&ts.to_string()));
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! Settlement batches, their transactions and payouts, and payment charges.
+
+use aggpay::{
+    AggregatorMerchantId, BatchStatus, BatchToken, Currency, JobId, LedgerAccountId, NumericId,
+    Paisa, PaymentCharges, PaymentId, PaymentType, PayoutStatus, RailMerchantId, SettlementBatch,
+    SettlementPayout, Transaction, TransactionStatus, TransactionToken, TransactionType,
+};
+
+use super::{Dataset, parse_generated};
+use crate::synth::{PROVINCES, Rng, at};
+
+/// The 24 orders of the four batch statuses (filter integers 0..=3).
+const PERMUTATIONS: [[u8; 4]; 24] = [
+    [0, 1, 2, 3],
+    [0, 1, 3, 2],
+    [0, 2, 1, 3],
+    [0, 2, 3, 1],
+    [0, 3, 1, 2],
+    [0, 3, 2, 1],
+    [1, 0, 2, 3],
+    [1, 0, 3, 2],
+    [1, 2, 0, 3],
+    [1, 2, 3, 0],
+    [1, 3, 0, 2],
+    [1, 3, 2, 0],
+    [2, 0, 1, 3],
+    [2, 0, 3, 1],
+    [2, 1, 0, 3],
+    [2, 1, 3, 0],
+    [2, 3, 0, 1],
+    [2, 3, 1, 0],
+    [3, 0, 1, 2],
+    [3, 0, 2, 1],
+    [3, 1, 0, 2],
+    [3, 1, 2, 0],
+    [3, 2, 0, 1],
+    [3, 2, 1, 0],
+];
+
+/// Every transaction index `j` with `j % 16 == 15` is a refund of payment `j - 1`.
+const REFUND_EVERY: u64 = 16;
+/// Numeric ids of one batch's rows start at `(batch + 1) * ID_SPACE`.
+const ID_SPACE: u64 = 10_000_000_000;
+/// Payout ids start this far into a batch's id space, after any transaction.
+const PAYOUT_OFFSET: u64 = 9_000_000_000;
+
+/// One page of a batch's rows: transactions or payouts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BatchRows<'a> {
+    pub(crate) data: &'a Dataset,
+    pub(crate) batch: u64,
+    pub(crate) payouts: bool,
+}
+
+impl super::Seq for BatchRows<'_> {
+    fn len(&self) -> u64 {
+        if self.payouts {
+            self.data.payout_count(self.batch)
+        } else {
+            self.data.transaction_count(self.batch)
+        }
+    }
+
+    fn id_at(&self, k: u64) -> u64 {
+        let base = (self.batch + 1) * ID_SPACE + if self.payouts { PAYOUT_OFFSET } else { 0 };
+        let tag = if self.payouts { "payout-id" } else { "txn-id" };
+        base + 4 * k + Rng::new(self.data.seed, tag, (self.batch << 32) | k).below(4)
+    }
+}
+
+impl Dataset {
+    fn permutation(&self, block: u64) -> &'static [u8; 4] {
+        &PERMUTATIONS[Rng::new(self.seed, "batch-perm", block).below(24) as usize]
+    }
+
+    /// Position of `status` inside block `block`.
+    pub(crate) fn status_position(&self, block: u64, status: u8) -> u64 {
+        self.permutation(block)
+            .iter()
+            .position(|s| *s == status)
+            .unwrap_or(0) as u64
+    }
+
+    pub(crate) fn batch_status(&self, index: u64) -> u8 {
+        self.permutation(index / 4)[(index % 4) as usize]
+    }
+
+    /// The batch that carries `large_batch_transactions`: the first
+    /// completed batch, so that it is a realistic one to export or walk.
+    pub(crate) fn large_batch(&self) -> Option<u64> {
+        let index = self.status_position(0, 2);
+        (self.sizes.large_batch_transactions > 0 && index < self.sizes.batches).then_some(index)
+    }
+
+    pub(crate) fn batch_numeric_id(&self, index: u64) -> u64 {
+        1_000 + index * 5 + Rng::new(self.seed, "batch-id", index).below(5)
+    }
+
+    /// `sb_` and a UUID: 39 characters. The first 64 bits map back to the index.
+    pub(crate) fn batch_token(&self, index: u64) -> BatchToken {
+        let head = self.codecs.batch.encode(index);
+        let tail = Rng::new(self.seed, "batch-token", index).hex(16);
+        parse_generated(BatchToken::parse(format!(
+            "sb_{}-{}-{}-{}-{}",
+            &head[..8],
+            &head[8..12],
+            &head[12..16],
+            &tail[..4],
+            &tail[4..16]
+        )))
+    }
+
+    pub(crate) fn batch_index(&self, token: &str) -> Option<u64> {
+        let body = token.strip_prefix("sb_")?;
+        let head: String = body.get(..18)?.chars().filter(|c| *c != '-').collect();
+        let index = self.codecs.batch.decode(&head)?;
+        (index < self.sizes.batches && self.batch_token(index).as_str() == token).then_some(index)
+    }
+
+    pub(crate) fn transaction_count(&self, batch: u64) -> u64 {
+        if Some(batch) == self.large_batch() {
+            return self.sizes.large_batch_transactions;
+        }
+        if self.batch_status(batch) == 0 || self.sizes.max_batch_transactions == 0 {
+            return 0;
+        }
+        let mut rng = Rng::new(self.seed, "txn-count", batch);
+        if rng.chance(12) {
+            return 0;
+        }
+        1 + rng.below(self.sizes.max_batch_transactions)
+    }
+
+    pub(crate) fn payout_count(&self, batch: u64) -> u64 {
+        if self.transaction_count(batch) == 0 {
+            return 0;
+        }
+        1 + Rng::new(self.seed, "payout-count", batch).below(self.sizes.merchants.min(7))
+    }
+
+    pub(crate) fn batch(&self, index: u64) -> SettlementBatch {
+        let mut rng = Rng::new(self.seed, "batch", index);
+        let day = index as i64 * 86_400;
+        let status = BatchStatus::from_filter_value(self.batch_status(index))
+            .unwrap_or(BatchStatus::Created);
+        let date = at(day, 0);
+        let file_name = if status == BatchStatus::Created {
+            String::new()
+        } else {
+            format!("settlement_{}_{:04}.csv", date.strftime("%Y%m%d"), index)
+        };
+        SettlementBatch {
+            id: NumericId::new(self.batch_numeric_id(index)),
+            token: self.batch_token(index),
+            file_name,
+            date,
+            status,
+            version: 1 + rng.below(3) as i64,
+            created_by_job_id: parse_generated(JobId::parse(format!("job_{}", rng.hex(16)))),
+            partner_id: self.partner_id.clone(),
+            created_at: at(
+                day + 7_200 + rng.below(3_600) as i64,
+                rng.below(1_000) as i64,
+            ),
+        }
+    }
+
+    fn payment_index(&self, batch: u64, txn: u64) -> u64 {
+        (batch << 32) | txn
+    }
+
+    pub(crate) fn payment_id(&self, batch: u64, txn: u64) -> PaymentId {
+        let body = self.codecs.payment.encode(self.payment_index(batch, txn));
+        parse_generated(PaymentId::parse(format!("pm_{body}")))
+    }
+
+    /// The (batch, transaction) a payment id names, if it exists.
+    pub(crate) fn payment_location(&self, id: &str) -> Option<(u64, u64)> {
+        let index = self.codecs.payment.decode(id.strip_prefix("pm_")?)?;
+        let (batch, txn) = (index >> 32, index & 0xffff_ffff);
+        let exists = batch < self.sizes.batches
+            && txn < self.transaction_count(batch)
+            && txn % REFUND_EVERY != REFUND_EVERY - 1;
+        exists.then_some((batch, txn))
+    }
+
+    /// A payment that exists, for sample inputs and refunds: the first
+    /// transaction of the first batch at or after `start` that has one.
+    pub(crate) fn some_payment(&self, start: u64) -> Option<(u64, u64)> {
+        let n = self.sizes.batches;
+        (0..n.min(512))
+            .map(|step| (start + step) % n)
+            .find(|b| self.transaction_count(*b) > 0)
+            .map(|b| (b, 0))
+    }
+
+    pub(crate) fn charges(&self, batch: u64, txn: u64) -> PaymentCharges {
+        let mut rng = Rng::new(self.seed, "charges", self.payment_index(batch, txn));
+        let gross = 100 + rng.below(5_000_000) as i64;
+        let fee = gross * (1 + rng.below(3) as i64) / 100;
+        let sales_tax_on_fee = fee * 16 / 100;
+        let sales_tax_withholding = if rng.chance(3) { gross / 100 } else { 0 };
+        let income_tax_withholding = if rng.chance(2) { gross / 200 } else { 0 };
+        let digital_tax = if rng.chance(5) { gross / 500 } else { 0 };
+        let net = gross
+            - fee
+            - sales_tax_on_fee
+            - sales_tax_withholding
+            - income_tax_withholding
+            - digital_tax;
+        PaymentCharges {
+            payment_id: self.payment_id(batch, txn),
+            gross_amount: Paisa::new(gross),
+            currency: Currency::PKR,
+            fee_amount: Paisa::new(fee),
+            net_amount: Paisa::new(net),
+            sales_tax_on_fee_amount: Paisa::new(sales_tax_on_fee),
+            sales_tax_withholding_amount: Paisa::new(sales_tax_withholding),
+            income_tax_withholding_amount: Paisa::new(income_tax_withholding),
+            digital_tax_amount: Paisa::new(digital_tax),
+        }
+    }
+
+    pub(crate) fn transaction(&self, batch: u64, txn: u64) -> Transaction {
+        let rows = BatchRows {
+            data: self,
+            batch,
+            payouts: false,
+        };
+        let id = super::Seq::id_at(&rows, txn);
+        let mut rng = Rng::new(self.seed, "txn", self.payment_index(batch, txn));
+        let is_refund = txn % REFUND_EVERY == REFUND_EVERY - 1;
+        let payment_txn = if is_refund { txn - 1 } else { txn };
+        let charges = self.charges(batch, payment_txn);
+        let merchant = rng.below(self.sizes.merchants);
+        let status = match rng.below(20) {
+            0 => TransactionStatus::LedgerPosted,
+            1 => TransactionStatus::SettlementScheduled,
+            2 => TransactionStatus::SettlementDispatched,
+            3 => TransactionStatus::SettlementReversed,
+            _ => TransactionStatus::SettlementConfirmed,
+        };
+        let created = batch as i64 * 86_400 - 86_400 + (txn % 86_400) as i64;
+        Transaction {
+            id: NumericId::new(id),
+            token: parse_generated(TransactionToken::parse(format!("txn_{}", rng.hex(20)))),
+            payment_id: charges.payment_id,
+            refund_id: is_refund.then(|| format!("rfd_{}", rng.hex(16))),
+            transaction_type: if is_refund {
+                TransactionType::Refund
+            } else {
+                TransactionType::Payment
+            },
+            payment_type: if rng.chance(4) {
+                PaymentType::StaticQr
+            } else {
+                PaymentType::DynamicQr
+            },
+            status,
+            aggregator_id: self.aggregator_id.clone(),
+            aggregator_name: self.aggregator_name.clone(),
+            aggregator_merchant_id: self.merchant_token(merchant),
+            aggregator_merchant_name: self.merchant_name(merchant),
+            rail_merchant_id: self.rail_merchant_token(merchant),
+            rail_merchant_name: self.merchant_name(merchant),
+            rail_merchant_ntn: self.merchant_ntn(merchant),
+            rail_merchant_province: PROVINCES[(merchant % PROVINCES.len() as u64) as usize]
+                .to_owned(),
+            gross_amount: charges.gross_amount,
+            fee_amount: charges.fee_amount,
+            net_amount: charges.net_amount,
+            sales_tax_on_fee_amount: charges.sales_tax_on_fee_amount,
+            sales_tax_withholding_amount: charges.sales_tax_withholding_amount,
+            income_tax_withholding_amount: charges.income_tax_withholding_amount,
+            digital_tax_amount: charges.digital_tax_amount,
+            currency: Currency::PKR,
+            latest_batch_id: self.batch_token(batch),
+            partner_id: self.partner_id.clone(),
+            created_at: at(created, 0),
+            updated_at: at(
+                created + 3_600 + rng.below(3_600) as i64,
+                rng.below(1_000) as i64,
+            ),
+        }
+    }
+
+    pub(crate) fn payout(&self, batch: u64, k: u64) -> SettlementPayout {
+        let rows = BatchRows {
+            data: self,
+            batch,
+            payouts: true,
+        };
+        let id = super::Seq::id_at(&rows, k);
+        let mut rng = Rng::new(self.seed, "payout", self.payment_index(batch, k));
+        let merchant = (k + batch) % self.sizes.merchants;
+        let gross = 10_000 + rng.below(50_000_000) as i64;
+        let fee = gross / 50;
+        let sales_tax_on_fee = fee * 16 / 100;
+        let income_tax_withholding = gross / 200;
+        let net = gross - fee - sales_tax_on_fee - income_tax_withholding;
+        let created = batch as i64 * 86_400 + 10_800;
+        let status = match rng.below(10) {
+            0 => PayoutStatus::Pending,
+            1 => PayoutStatus::Failed,
+            _ => PayoutStatus::Posted,
+        };
+        let failure_reason = if status == PayoutStatus::Failed {
+            "beneficiary account closed".to_owned()
+        } else {
+            String::new()
+        };
+        SettlementPayout {
+            id: NumericId::new(id),
+            token: format!("stxn_{}", rng.hex(20)),
+            settlement_batch_id: self.batch_token(batch),
+            aggregator_id: self.aggregator_id.clone(),
+            aggregator_merchant_id: self.merchant_token(merchant),
+            rail_merchant_id: self.rail_merchant_token(merchant),
+            status,
+            attempt: 1 + rng.below(2) as i64,
+            gross_amount: Paisa::new(gross),
+            fee_amount: Paisa::new(fee),
+            net_amount: Paisa::new(net),
+            sales_tax_on_fee_amount: Paisa::new(sales_tax_on_fee),
+            sales_tax_withholding_amount: Paisa::ZERO,
+            income_tax_withholding_amount: Paisa::new(income_tax_withholding),
+            digital_tax_amount: Paisa::ZERO,
+            debitor_account_id: self.ledger_token(),
+            creditor_account_id: parse_generated(LedgerAccountId::parse(format!(
+                "acct_{}",
+                Rng::new(self.seed, "merchant-ledger", merchant).hex(16)
+            ))),
+            failure_reason,
+            created_at: at(created, 0),
+            updated_at: at(created + 600, rng.below(1_000) as i64),
+        }
+    }
+
+    pub(crate) fn merchant_token(&self, index: u64) -> AggregatorMerchantId {
+        parse_generated(AggregatorMerchantId::parse(format!(
+            "am_{}",
+            self.codecs.merchant.encode(index)
+        )))
+    }
+
+    pub(crate) fn merchant_index(&self, token: &str) -> Option<u64> {
+        let index = self.codecs.merchant.decode(token.strip_prefix("am_")?)?;
+        (index < self.sizes.merchants).then_some(index)
+    }
+
+    pub(crate) fn rail_merchant_token(&self, index: u64) -> RailMerchantId {
+        parse_generated(RailMerchantId::parse(format!(
+            "mer_{}",
+            self.codecs.rail_merchant.encode(index)
+        )))
+    }
+
+    pub(crate) fn rail_merchant_index(&self, token: &str) -> Option<u64> {
+        let index = self
+            .codecs
+            .rail_merchant
+            .decode(token.strip_prefix("mer_")?)?;
+        (index < self.rail_merchant_count()).then_some(index)
+    }
+}

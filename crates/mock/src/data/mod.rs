@@ -1,0 +1,117 @@
+//! The mock's dataset: deterministic from the seed, generated row by row.
+
+mod batches;
+mod directory;
+mod seq;
+
+pub(crate) use batches::BatchRows;
+
+pub(crate) use seq::{BatchSeq, Seq, cursor_page};
+
+use std::collections::HashMap;
+
+use aggpay::{AggregatorId, PartnerId};
+
+use crate::config::Sizes;
+use crate::synth::{Rng, mix, unmix};
+
+/// Maps a row index to a 16-hex-digit identifier body and back, so an
+/// identifier finds its row in O(1) without any table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Codec {
+    key: u64,
+}
+
+impl Codec {
+    fn new(seed: u64, tag: &str) -> Self {
+        Self {
+            key: Rng::new(seed, tag, 0).next(),
+        }
+    }
+
+    pub(crate) fn encode(self, index: u64) -> String {
+        format!("{:016x}", mix(index ^ self.key))
+    }
+
+    pub(crate) fn decode(self, body: &str) -> Option<u64> {
+        if body.len() != 16 || !body.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return None;
+        }
+        u64::from_str_radix(body, 16)
+            .ok()
+            .map(|v| unmix(v) ^ self.key)
+    }
+}
+
+/// Everything the mock serves that does not change at run time.
+#[derive(Debug)]
+pub(crate) struct Dataset {
+    pub(crate) seed: u64,
+    pub(crate) sizes: Sizes,
+    pub(crate) aggregator_id: AggregatorId,
+    pub(crate) aggregator_name: String,
+    pub(crate) partner_id: PartnerId,
+    codecs: Codecs,
+    ibans: HashMap<String, u64>,
+    mobiles: HashMap<String, u64>,
+    tills: HashMap<String, u64>,
+}
+
+#[derive(Debug)]
+struct Codecs {
+    batch: Codec,
+    payment: Codec,
+    rail_merchant: Codec,
+    alias: Codec,
+    merchant: Codec,
+}
+
+impl Dataset {
+    pub(crate) fn new(seed: u64, sizes: Sizes) -> Self {
+        let mut rng = Rng::new(seed, "aggregator", 0);
+        let aggregator_id = parse_generated(AggregatorId::parse(format!("agg_{}", rng.hex(20))));
+        let partner_id = parse_generated(PartnerId::parse(format!("partner_{}", rng.hex(12))));
+        let aggregator_name = format!(
+            "{} Payments",
+            rng.pick(crate::synth::FIRST_NAMES).replace(' ', "")
+        );
+        let mut data = Self {
+            seed,
+            sizes,
+            aggregator_id,
+            aggregator_name,
+            partner_id,
+            codecs: Codecs {
+                batch: Codec::new(seed, "codec-batch"),
+                payment: Codec::new(seed, "codec-payment"),
+                rail_merchant: Codec::new(seed, "codec-mer"),
+                alias: Codec::new(seed, "codec-als"),
+                merchant: Codec::new(seed, "codec-am"),
+            },
+            ibans: HashMap::new(),
+            mobiles: HashMap::new(),
+            tills: HashMap::new(),
+        };
+        for i in 0..data.sizes.merchants {
+            data.ibans.insert(data.merchant_iban(i), i);
+            data.tills.insert(data.till_code(i), i);
+        }
+        for i in 0..data.rail_merchant_count() {
+            data.mobiles.insert(data.rail_mobile(i), i);
+        }
+        data
+    }
+}
+
+/// Generated identifiers are built from a prefix and hex digits, which every
+/// identifier type accepts; a failure here is a bug of the generator, and
+/// the unit tests of this module generate every kind of row.
+pub(crate) fn parse_generated<T>(value: Result<T, aggpay::Error>) -> T {
+    match value {
+        Ok(v) => v,
+        Err(err) => unreachable!("generator produced an invalid identifier: {err}"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

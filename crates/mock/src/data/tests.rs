@@ -1,0 +1,113 @@
+use super::*;
+use crate::config::MockConfig;
+use aggpay::rules;
+
+fn data() -> Dataset {
+    Dataset::new(
+        7,
+        MockConfig::new().large_batch_transactions(1_000_000).sizes,
+    )
+}
+
+#[test]
+fn every_generated_row_serializes_with_valid_identifiers() {
+    let d = data();
+    for i in 0..d.sizes.batches {
+        let b = d.batch(i);
+        assert!(rules::is_batch_token(b.token.as_str()));
+        assert_eq!(d.batch_index(b.token.as_str()), Some(i));
+        for j in 0..d.transaction_count(i).min(40) {
+            let t = d.transaction(i, j);
+            assert_eq!(t.expected_net(), Some(t.net_amount));
+            assert_eq!(t.latest_batch_id, b.token);
+            assert_eq!(t.refund_id.is_some(), j % 16 == 15);
+            let (pb, pj) = d.payment_location(t.payment_id.as_str()).unwrap();
+            assert_eq!(d.charges(pb, pj).net_amount, t.net_amount);
+        }
+        for k in 0..d.payout_count(i) {
+            let _ = serde_json::to_value(d.payout(i, k)).unwrap();
+        }
+    }
+    for i in 0..d.sizes.merchants {
+        let m = d.merchant(i);
+        assert_eq!(d.merchant_index(m.token.as_str()), Some(i));
+        assert_eq!(d.rail_merchant_index(m.merchant_id.as_str()), Some(i));
+        assert_eq!(d.alias_index(d.alias(i).token.as_str()), Some(i));
+        assert_eq!(d.account_by_iban(&d.merchant_iban(i)), Some(i));
+        assert_eq!(d.account_by_till(&d.till_code(i)), Some(i));
+        assert_eq!(d.account_by_mobile(&d.rail_mobile(i)), Some(i));
+    }
+    for i in 0..d.rail_merchant_count() {
+        let _ = serde_json::to_value(d.rail_merchant(i)).unwrap();
+    }
+    for i in 0..d.sizes.refunds {
+        let r = d.refund(i);
+        assert!(d.payment_location(r.payment_id.as_str()).is_some());
+        assert_eq!(
+            r.settle_at.is_some(),
+            r.status == aggpay::RefundStatus::Completed
+        );
+    }
+    for i in 0..d.sizes.webhooks {
+        assert!(!d.webhook(i).event_filter().unwrap().is_empty());
+    }
+    let keys = d.initial_keys();
+    assert!(
+        keys.iter()
+            .any(|k| matches!(k.id, aggpay::AccessKeyRecordId::Numeric(_)))
+    );
+    assert!(
+        keys.iter()
+            .any(|k| matches!(k.id, aggpay::AccessKeyRecordId::Key(_)))
+    );
+    assert!(keys.iter().any(|k| !k.is_active));
+    let _ = serde_json::to_value(d.aggregator(keys)).unwrap();
+    let _ = serde_json::to_value(d.ledger_account()).unwrap();
+}
+
+#[test]
+fn unknown_identifiers_are_not_found() {
+    let d = data();
+    let mut other = d.batch_token(3).into_string();
+    other.replace_range(38.., if other.ends_with('0') { "1" } else { "0" });
+    assert_eq!(d.batch_index(&other), None);
+    assert_eq!(
+        d.batch_index("sb_zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz"),
+        None
+    );
+    assert_eq!(d.payment_location("pm_0000000000000000"), None);
+    // A refund transaction's index is not a payment.
+    let b = d.large_batch().unwrap();
+    assert_eq!(d.payment_location(d.payment_id(b, 15).as_str()), None);
+    assert!(d.payment_location(d.payment_id(b, 14).as_str()).is_some());
+}
+
+#[test]
+fn statuses_are_dealt_so_filters_need_no_scan() {
+    let d = data();
+    let n = d.sizes.batches;
+    for status in 0..4u8 {
+        let seq = BatchSeq::Status(&d, status);
+        let expected: Vec<u64> = (0..n).filter(|i| d.batch_status(*i) == status).collect();
+        let got: Vec<u64> = (0..seq.len()).map(|k| seq.index_at(k)).collect();
+        assert_eq!(got, expected, "status {status}");
+    }
+    assert_eq!(d.batch_status(d.large_batch().unwrap()), 2);
+}
+
+#[test]
+fn deep_pages_are_cheap_and_ordered() {
+    let d = data();
+    let b = d.large_batch().unwrap();
+    let rows = batches::BatchRows {
+        data: &d,
+        batch: b,
+        payouts: false,
+    };
+    let last = rows.id_at(rows.len() - 1);
+    let page = cursor_page(&rows, last, 100, false);
+    assert_eq!(page.len(), 100);
+    assert_eq!(page[0], rows.len() - 2);
+    let ids: Vec<u64> = page.iter().map(|k| rows.id_at(*k)).collect();
+    assert!(ids.windows(2).all(|w| w[0] > w[1]));
+}
