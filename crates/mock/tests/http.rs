@@ -164,8 +164,11 @@ fn numeric(v: &Value, field: &str) -> u64 {
         .unwrap_or_else(|_| panic!("{field} not numeric in {v}"))
 }
 
-/// Every operation with inputs that resolve, as (method, path, query).
-fn operations(api: &Api) -> Vec<(&'static str, String, Vec<(&'static str, String)>)> {
+/// One operation with inputs that resolve: method, path, query.
+type Operation = (&'static str, String, Vec<(&'static str, String)>);
+
+/// Every operation of API.md.
+fn operations(api: &Api) -> Vec<Operation> {
     let info = api.server.info();
     let batch = s(
         &api.get("/settlements/batches", &[("status", "2")]).data()["batches"][0],
@@ -683,7 +686,7 @@ fn offset_lists_page_filter_and_count() {
         let f = api.get("/merchants", &[("enabled", enabled), ("limit", "100")]);
         let got = f.data()["merchants"].as_array().unwrap();
         assert!(!got.is_empty());
-        assert!(got.iter().all(|m| m["enabled"].to_string() == enabled));
+        assert!(got.iter().all(|m| m["enabled"] == (enabled == "true")));
         assert_eq!(f.data()["count"], got.len().to_string());
     }
     let ids = format!("{},{}", s(&rows[3], "token"), s(&rows[7], "token"));

@@ -1,0 +1,26 @@
+//! Shared by the examples: a client from the environment, or from an
+//! in-process mock server when `AGGPAY_BASE_URL` is not set.
+
+use aggpay::Client;
+use aggpay_mock::{MockConfig, MockServer};
+
+/// The client, and the mock that serves it when no server is configured
+/// (keep it alive as long as the client is used).
+pub fn client() -> Result<(Client, Option<MockServer>), Box<dyn std::error::Error>> {
+    if std::env::var_os(aggpay::ENV_BASE_URL).is_some() {
+        return Ok((Client::from_env()?, None));
+    }
+    let server = MockServer::start(MockConfig::new())?;
+    eprintln!(
+        "{} is not set: using an in-process aggpay-mock at {}",
+        aggpay::ENV_BASE_URL,
+        server.url()
+    );
+    let client = Client::builder(
+        server.url(),
+        server.aggregator_id().as_str(),
+        server.secret_key(),
+    )
+    .build()?;
+    Ok((client, Some(server)))
+}

@@ -1,0 +1,35 @@
+# aggpay: tasks. `just test` is exactly what CI runs.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+default:
+    @just --list
+
+# Format check, lints as errors, every test, and the examples against the mock.
+test:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets --locked -- -D warnings
+    cargo test --workspace --locked
+    just examples
+
+# Run the client examples against an in-process mock.
+examples:
+    cargo run --locked -q -p aggpay --example payment_charges > /dev/null
+    cargo run --locked -q -p aggpay --example batches_to_csv > /dev/null
+    tmp=$(mktemp -d) && cargo run --locked -q -p aggpay --example rotate_key -- "$tmp/secret.txt" > /dev/null; rm -rf "$tmp"
+
+# Run the mock server (pass flags after `--`, e.g. `just mock --port 8080 --info-file f.json`).
+mock *ARGS:
+    cargo run --locked --release -p aggpay-mock -- {{ARGS}}
+
+# Run the conformance harness (no --base-url: against the embedded mock).
+conformance *ARGS:
+    cargo run --locked --release -p aggpay-conformance -- {{ARGS}}
+
+# Build the API documentation, warnings as errors.
+doc:
+    RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+
+# Benchmarks: print figures, write target/bench.json.
+bench:
+    cargo bench --workspace --locked
