@@ -1,5 +1,7 @@
 //! Configuration of the mock server.
 
+use crate::fault::{Fault, Faults};
+
 /// How many records of each kind the mock serves. Rows are generated on
 /// demand, so large sizes cost no memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +45,7 @@ pub struct MockConfig {
     pub(crate) workers: usize,
     pub(crate) path_prefix: String,
     pub(crate) sizes: Sizes,
+    pub(crate) faults: Faults,
 }
 
 impl Default for MockConfig {
@@ -54,6 +57,7 @@ impl Default for MockConfig {
             workers: 4,
             path_prefix: String::new(),
             sizes: Sizes::default(),
+            faults: Faults::default(),
         }
     }
 }
@@ -146,6 +150,13 @@ impl MockConfig {
     /// Number of webhook endpoints.
     pub fn webhooks(mut self, n: u64) -> Self {
         self.sizes.webhooks = n.min(100_000);
+        self
+    }
+
+    /// Turns a fault on (repeatable): the server then breaks the contract
+    /// in that one way. For proving the conformance harness.
+    pub fn fault(mut self, fault: Fault) -> Self {
+        self.faults.insert(fault);
         self
     }
 

@@ -18,7 +18,9 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod config;
+mod corrupt;
 mod data;
+mod fault;
 mod query;
 mod reply;
 mod router;
@@ -27,4 +29,5 @@ mod state;
 mod synth;
 
 pub use config::{MAX_ROWS, MockConfig, Sizes};
+pub use fault::{Fault, UnknownFault};
 pub use server::{Error, MockInfo, MockServer};

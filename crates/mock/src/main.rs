@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use aggpay_mock::{MockConfig, MockServer};
+use aggpay_mock::{Fault, MockConfig, MockServer};
 use clap::Parser;
 
 /// A faithful mock server of the aggregator settlement and payments API.
@@ -49,6 +49,10 @@ struct Args {
     /// Number of webhook endpoints.
     #[arg(long, default_value_t = 9)]
     webhooks: u64,
+    /// Break the contract in one named way (repeatable), to prove the
+    /// conformance harness catches it. `--fault list` lists them.
+    #[arg(long = "fault", value_name = "NAME")]
+    faults: Vec<String>,
     /// Write the base URL, key and sample inputs as JSON to this file once
     /// the server listens.
     #[arg(long)]
@@ -57,7 +61,13 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let config = MockConfig::new()
+    if args.faults.iter().any(|f| f == "list") {
+        for fault in Fault::ALL {
+            println!("{:<34} {}", fault.name(), fault.description());
+        }
+        return ExitCode::SUCCESS;
+    }
+    let mut config = MockConfig::new()
         .host(args.host)
         .port(args.port)
         .seed(args.seed)
@@ -70,6 +80,15 @@ fn main() -> ExitCode {
         .qr_codes(args.qr_codes)
         .refunds(args.refunds)
         .webhooks(args.webhooks);
+    for name in &args.faults {
+        match name.parse::<Fault>() {
+            Ok(fault) => config = config.fault(fault),
+            Err(err) => {
+                eprintln!("aggpay-mock: failed to read --fault: {err}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let server = match MockServer::start(config) {
         Ok(server) => server,
         Err(err) => {

@@ -2,6 +2,9 @@
 
 use aggpay::{ApiErrorBody, Envelope, ErrorEnvelope};
 use serde::Serialize;
+use serde_json::Value;
+
+use crate::fault::{Fault, Faults};
 
 /// A response about to be written: status and JSON body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -9,7 +12,10 @@ pub(crate) struct Reply {
     pub(crate) status: u16,
     pub(crate) body: Vec<u8>,
     pub(crate) allow: Option<&'static str>,
+    pub(crate) content_type: &'static str,
 }
+
+const JSON: &str = "application/json";
 
 fn json(status: u16, value: &impl Serialize) -> Reply {
     match serde_json::to_vec(value) {
@@ -17,6 +23,7 @@ fn json(status: u16, value: &impl Serialize) -> Reply {
             status,
             body,
             allow: None,
+            content_type: JSON,
         },
         Err(err) => internal(&format!("serialize response: {err}")),
     }
@@ -94,5 +101,38 @@ pub(crate) fn internal(detail: &str) -> Reply {
         status: 500,
         body: body.to_string().into_bytes(),
         allow: None,
+        content_type: JSON,
     }
+}
+
+/// Applies the faults that change a finished reply: its body, its error
+/// form, its status or its content type.
+pub(crate) fn with_faults(mut reply: Reply, faults: &Faults) -> Reply {
+    let success = reply.status == 200;
+    if let Ok(mut value) = serde_json::from_slice::<Value>(&reply.body) {
+        let mut changed = true;
+        if success {
+            crate::corrupt::corrupt(faults, &mut value);
+        } else if (reply.status == 400 && faults.has(Fault::BadRequestEnvelope))
+            || (reply.status == 404 && faults.has(Fault::NotFoundEnvelope))
+        {
+            value = serde_json::json!({"api_version": "v1", "error": value});
+        } else {
+            changed = false;
+        }
+        if changed {
+            reply.body = value.to_string().into_bytes();
+        }
+    }
+    if !success && faults.has(Fault::TextErrors) {
+        reply.body = format!("error {}", reply.status).into_bytes();
+        reply.content_type = "text/plain";
+    }
+    if success && faults.has(Fault::ContentTypeText) {
+        reply.content_type = "text/plain";
+    }
+    if success && faults.has(Fault::Success201) {
+        reply.status = 201;
+    }
+    reply
 }

@@ -9,6 +9,7 @@ use aggpay::{
 use serde_json::Value;
 
 use crate::data::{BatchRows, BatchSeq, Dataset, Seq, cursor_page};
+use crate::fault::{Fault, Faults};
 use crate::query::{Invalid, Query, percent_decode};
 use crate::reply::{self, Reply};
 use crate::state::State;
@@ -20,6 +21,57 @@ const CURSOR_MAX: u64 = 100;
 /// Page size rules of the offset lists (WIRE.md).
 const OFFSET_DEFAULT: u64 = 10;
 const OFFSET_MAX: u64 = 100;
+
+impl App {
+    fn cursor_limit(&self, q: &Query) -> Result<u64, Invalid> {
+        let f = &self.faults;
+        let default = if f.has(Fault::DefaultLimit10) {
+            10
+        } else {
+            CURSOR_DEFAULT
+        };
+        let max = if f.has(Fault::NoLimitCap) {
+            1_000
+        } else {
+            CURSOR_MAX
+        };
+        self.limit(q, default, max)
+    }
+
+    fn offset_limit(&self, q: &Query) -> Result<u64, Invalid> {
+        if self.faults.has(Fault::OffsetLimitIgnored) {
+            self.limit(q, OFFSET_DEFAULT, OFFSET_MAX)?;
+            return Ok(1_000);
+        }
+        self.limit(q, OFFSET_DEFAULT, OFFSET_MAX)
+    }
+
+    fn limit(&self, q: &Query, default: u64, max: u64) -> Result<u64, Invalid> {
+        let negative = q.one("limit")?.is_some_and(|l| l.starts_with('-'));
+        if negative && self.faults.has(Fault::NegativeLimitAccepted) {
+            return Ok(default);
+        }
+        q.limit(default, max)
+    }
+
+    fn offset(&self, q: &Query) -> Result<u64, Invalid> {
+        let offset = q.offset()?;
+        Ok(if self.faults.has(Fault::OffsetIgnored) {
+            0
+        } else {
+            offset
+        })
+    }
+
+    fn ascending(&self, q: &Query) -> Result<bool, Invalid> {
+        if self.faults.has(Fault::LowercaseAsc) {
+            return Ok(q
+                .one("direction")?
+                .is_some_and(|d| d.eq_ignore_ascii_case("ASC")));
+        }
+        q.ascending()
+    }
+}
 
 /// Everything one request needs to be answered.
 #[derive(Debug)]
@@ -36,6 +88,7 @@ pub(crate) struct App {
     pub(crate) data: Dataset,
     pub(crate) state: State,
     pub(crate) prefix: String,
+    pub(crate) faults: Faults,
 }
 
 /// The operations, by path shape after `/v1/aggregators/{aggregator-id}`.
@@ -94,9 +147,19 @@ impl Op {
 }
 
 impl App {
-    /// Answers one request. Order: route (404/405), key (401), aggregator
-    /// (400/401), parameters (400), resource (404).
+    /// Answers one request, with the active faults applied.
     pub(crate) fn handle(&self, req: &Incoming<'_>) -> Reply {
+        let reply = self.answer(req);
+        if self.faults.is_empty() {
+            reply
+        } else {
+            reply::with_faults(reply, &self.faults)
+        }
+    }
+
+    /// The faithful answer. Order: route (404/405), key (401), aggregator
+    /// (400/401), parameters (400), resource (404).
+    fn answer(&self, req: &Incoming<'_>) -> Reply {
         let (path, raw_query) = req.url.split_once('?').unwrap_or((req.url, ""));
         let Some(path) = path.strip_prefix(self.prefix.as_str()) else {
             return reply::not_found();
@@ -112,9 +175,14 @@ impl App {
         if req.method != op.method() {
             return reply::method_not_allowed(op.method());
         }
-        match req.key {
-            Some(key) if self.state.accepts(key) => {}
-            _ => return reply::unauthorized(),
+        let f = &self.faults;
+        let accepted = match req.key {
+            None => f.has(Fault::NoAuth),
+            Some("") => f.has(Fault::AcceptEmptyKey),
+            Some(key) => self.state.accepts(key, f) || f.has(Fault::AcceptAnyKey),
+        };
+        if !accepted {
+            return reply::unauthorized();
         }
         let agg = match percent_decode(agg_raw, false) {
             Ok(agg) => agg,
@@ -158,10 +226,12 @@ impl App {
     }
 
     fn keys(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = q.limit(OFFSET_DEFAULT, OFFSET_MAX)?;
-        let offset = q.offset()?;
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
         let names = lowercase(q.list("names")?);
-        let active = q.boolean("is_active")?;
+        let active = q
+            .boolean("is_active")?
+            .filter(|_| !self.faults.has(Fault::KeysActiveFilterIgnored));
         let keys: Vec<_> = self
             .state
             .keys()
@@ -176,16 +246,18 @@ impl App {
 
     fn rotate(&self, id: &str) -> Result<Reply, Invalid> {
         let id = AccessKeyId::parse(id).map_err(|e| e.to_string())?;
-        Ok(match self.state.rotate(&self.data, &id) {
+        Ok(match self.state.rotate(&self.data, &id, &self.faults) {
             Some(key) => reply::ok(&key),
             None => reply::not_found(),
         })
     }
 
     fn merchants(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = q.limit(OFFSET_DEFAULT, OFFSET_MAX)?;
-        let offset = q.offset()?;
-        let enabled = q.boolean("enabled")?;
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
+        let enabled = q
+            .boolean("enabled")?
+            .filter(|_| !self.faults.has(Fault::MerchantsEnabledFilterIgnored));
         let ids = q
             .list("merchant_identifiers")?
             .into_iter()
@@ -211,9 +283,11 @@ impl App {
     }
 
     fn rail_merchants(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = q.limit(OFFSET_DEFAULT, OFFSET_MAX)?;
-        let offset = q.offset()?;
-        let status = q.choice("status", &["Active", "Inactive", "Suspended"])?;
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
+        let status = q
+            .choice("status", &["Active", "Inactive", "Suspended"])?
+            .filter(|_| !self.faults.has(Fault::RailStatusFilterIgnored));
         let name = q
             .one("name")?
             .map(str::to_lowercase)
@@ -242,11 +316,14 @@ impl App {
     }
 
     fn qrs(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = q.limit(OFFSET_DEFAULT, OFFSET_MAX)?;
-        let offset = q.offset()?;
-        let qr_type = q
-            .choice("type", &["STATIC", "DYNAMIC"])?
-            .unwrap_or("STATIC");
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
+        let default = if self.faults.has(Fault::QrDefaultDynamic) {
+            "DYNAMIC"
+        } else {
+            "STATIC"
+        };
+        let qr_type = q.choice("type", &["STATIC", "DYNAMIC"])?.unwrap_or(default);
         let merchant = q
             .one("aggregator_merchant_id")?
             .map(|s| AggregatorMerchantId::parse(s).map_err(|e| e.to_string()))
@@ -276,11 +353,11 @@ impl App {
     }
 
     fn refunds(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = q.limit(OFFSET_DEFAULT, OFFSET_MAX)?;
-        let offset = q.offset()?;
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
         let start = q.unix("start_date")?;
         let end = q.unix("end_date")?;
-        let ascending = q.ascending()?;
+        let ascending = self.ascending(q)?;
         let filters: Vec<(&str, Vec<&str>)> = [
             "payment_id",
             "status",
@@ -329,8 +406,8 @@ impl App {
 
     fn batches(&self, q: &Query) -> Result<Reply, Invalid> {
         let cursor = q.cursor()?;
-        let limit = q.limit(CURSOR_DEFAULT, CURSOR_MAX)?;
-        let ascending = q.ascending()?;
+        let limit = self.cursor_limit(q)?;
+        let ascending = self.ascending(q)?;
         let status = match q.one("status")? {
             None => None,
             Some(raw) => Some(
@@ -340,18 +417,23 @@ impl App {
                     .ok_or_else(|| format!("`status` must be 0, 1, 2 or 3, got {raw:?}"))?,
             ),
         };
+        let status = status.filter(|_| !self.faults.has(Fault::StatusFilterIgnored));
+        let lenient = self.faults.has(Fault::LenientBatchToken);
         let token = q
             .one("batch_id")?
-            .map(|s| {
-                BatchToken::parse(s).map_err(|_| {
-                    "`batch_id` must start with sb_ and be exactly 39 characters".to_owned()
-                })
+            .filter(|_| !self.faults.has(Fault::BatchFilterIgnored))
+            .map(|s| match BatchToken::parse(s) {
+                Ok(t) => Ok(t.into_string()),
+                Err(_) if lenient => Ok(s.to_owned()),
+                Err(_) => {
+                    Err("`batch_id` must start with sb_ and be exactly 39 characters".to_owned())
+                }
             })
             .transpose()?;
         let d = &self.data;
         let seq = match (&token, status) {
             (Some(t), s) => {
-                let index = d.batch_index(t.as_str());
+                let index = d.batch_index(t);
                 BatchSeq::One(
                     d,
                     index.filter(|i| s.is_none_or(|s| d.batch_status(*i) == s)),
@@ -365,8 +447,9 @@ impl App {
             .iter()
             .map(|k| d.batch(seq.index_at(*k)))
             .collect();
+        let last = batches.last().map(|b| b.id.to_string()).unwrap_or_default();
         Ok(reply::ok(&BatchList {
-            next_cursor: batches.last().map(|b| b.id.to_string()).unwrap_or_default(),
+            next_cursor: self.next_cursor(cursor, last),
             batches,
             count: CursorCount {
                 filtered_count: StringCount(seq.len()),
@@ -375,14 +458,32 @@ impl App {
         }))
     }
 
+    /// The cursor a page hands out: the last row's id, unless a fault
+    /// makes it repeat the one it was given.
+    fn next_cursor(&self, given: u64, last: String) -> String {
+        if self.faults.has(Fault::CursorRepeat) && given != 0 && !last.is_empty() {
+            given.to_string()
+        } else {
+            last
+        }
+    }
+
     fn transactions(&self, id: &str, q: &Query) -> Result<Reply, Invalid> {
-        let token = BatchToken::parse(id).map_err(|_| {
-            "settlement batch id must start with sb_ and be exactly 39 characters".to_owned()
-        })?;
+        let token = match BatchToken::parse(id) {
+            Ok(token) => token,
+            Err(_) if self.faults.has(Fault::LenientBatchToken) => return Ok(reply::not_found()),
+            Err(_) => {
+                return Err(
+                    "settlement batch id must start with sb_ and be exactly 39 characters"
+                        .to_owned(),
+                );
+            }
+        };
         let cursor = q.cursor()?;
-        let limit = q.limit(CURSOR_DEFAULT, CURSOR_MAX)?;
-        let ascending = q.ascending()?;
-        let payouts = q.boolean("only_settlement_txns")?.unwrap_or(false);
+        let limit = self.cursor_limit(q)?;
+        let ascending = self.ascending(q)?;
+        let payouts = q.boolean("only_settlement_txns")?.unwrap_or(false)
+            && !self.faults.has(Fault::PayoutsInTransactions);
         let d = &self.data;
         let Some(batch) = d.batch_index(token.as_str()) else {
             return Ok(reply::not_found());
@@ -393,10 +494,11 @@ impl App {
             payouts,
         };
         let positions = cursor_page(&rows, cursor, limit, ascending);
-        let next_cursor = positions
+        let last = positions
             .last()
             .map(|k| rows.id_at(*k).to_string())
             .unwrap_or_default();
+        let next_cursor = self.next_cursor(cursor, last);
         let (settlement_transactions, transactions) = if payouts {
             (
                 positions.iter().map(|k| d.payout(batch, *k)).collect(),
@@ -432,7 +534,13 @@ impl App {
                 Some(_) => Err(format!("`{name}` must be a string")),
             }
         };
-        let batch_raw = text("settlement_batch_id")?.ok_or("`settlement_batch_id` is required")?;
+        let lax = self.faults.has(Fault::ExportAcceptsEmptyBody);
+        let first = self.data.batch_token(0);
+        let batch_raw = match text("settlement_batch_id")? {
+            Some(b) => b,
+            None if lax => first.as_str(),
+            None => return Err("`settlement_batch_id` is required".to_owned()),
+        };
         let batch_token = BatchToken::parse(batch_raw).map_err(|_| {
             "`settlement_batch_id` must start with sb_ and be exactly 39 characters".to_owned()
         })?;
@@ -440,7 +548,12 @@ impl App {
             .data
             .batch_index(batch_token.as_str())
             .ok_or("`settlement_batch_id` names no batch")?;
-        let kind = match text("kind")?.ok_or("`kind` is required")? {
+        let kind_raw = match text("kind")? {
+            Some(k) => k,
+            None if lax => "REPORT_KIND_BATCH",
+            None => return Err("`kind` is required".to_owned()),
+        };
+        let kind = match kind_raw {
             "REPORT_KIND_BATCH" => ReportKind::Batch,
             "REPORT_KIND_MERCHANT" => ReportKind::Merchant,
             other => {
@@ -545,8 +658,8 @@ impl App {
     }
 
     fn webhooks(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = q.limit(OFFSET_DEFAULT, OFFSET_MAX)?;
-        let offset = q.offset()?;
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
         let d = &self.data;
         let endpoints = page((0..d.sizes.webhooks).map(|i| d.webhook(i)), offset, limit);
         Ok(reply::ok(&WebhookList {

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::config::MockConfig;
 use crate::data::Dataset;
+use crate::fault::{Fault, Faults};
 use crate::reply::{self, Reply};
 use crate::router::{App, Incoming};
 use crate::state::State;
@@ -111,10 +112,12 @@ impl MockServer {
         let data = Dataset::new(config.seed, config.sizes.clone());
         let state = State::new(&data);
         let prefix = config.path_prefix.trim_end_matches('/').to_owned();
+        let faults = config.faults.clone();
         let app = Arc::new(App {
             data,
             state,
             prefix,
+            faults,
         });
         let server = Arc::new(server);
         let stop = Arc::new(AtomicBool::new(false));
@@ -241,20 +244,30 @@ fn answer(app: &App, mut request: tiny_http::Request) {
         Err(_) => reply::bad_request("body could not be read"),
     };
     // The client may have gone away; there is nobody left to tell.
-    let _ = request.respond(to_response(reply));
+    let _ = request.respond(to_response(reply, &app.faults));
 }
 
 fn header(name: &str, value: &str) -> Option<tiny_http::Header> {
     tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
 }
 
-fn to_response(reply: Reply) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+fn to_response(reply: Reply, faults: &Faults) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    // Always a Content-Length, never chunked (API.md conventions 4).
+    let threshold = if faults.has(Fault::Chunked) {
+        0
+    } else {
+        usize::MAX
+    };
     let mut response = tiny_http::Response::from_data(reply.body)
         .with_status_code(reply.status)
-        // Always a Content-Length, never chunked (API.md conventions 4).
-        .with_chunked_threshold(usize::MAX);
-    if let Some(h) = header("Content-Type", "application/json") {
+        .with_chunked_threshold(threshold);
+    if let Some(h) = header("Content-Type", reply.content_type) {
         response.add_header(h);
+    }
+    if faults.has(Fault::BadDateHeader) {
+        if let Some(h) = header("Date", "yesterday, around noon") {
+            response.add_header(h);
+        }
     }
     if let Some(h) = reply.allow.and_then(|allow| header("Allow", allow)) {
         response.add_header(h);

@@ -5,11 +5,14 @@ use std::sync::{Mutex, RwLock};
 use aggpay::{AccessKey, AccessKeyId, ReportExport};
 
 use crate::data::Dataset;
+use crate::fault::{Fault, Faults};
 
 #[derive(Debug)]
 struct KeySlot {
     key: AccessKey,
     generation: u64,
+    /// Old secrets, still accepted only under `Fault::RotateKeepsOldSecret`.
+    retired: Vec<aggpay::Secret>,
 }
 
 /// Mutable state behind locks: a rotation replaces a key in one write, so
@@ -37,7 +40,11 @@ impl State {
         let keys = data
             .initial_keys()
             .into_iter()
-            .map(|key| KeySlot { key, generation: 0 })
+            .map(|key| KeySlot {
+                key,
+                generation: 0,
+                retired: Vec::new(),
+            })
             .collect();
         Self {
             keys: RwLock::new(keys),
@@ -46,10 +53,13 @@ impl State {
     }
 
     /// True when `secret` is the secret of an active key.
-    pub(crate) fn accepts(&self, secret: &str) -> bool {
-        read(&self.keys)
-            .iter()
-            .any(|s| s.key.is_active && s.key.secret.expose() == secret)
+    pub(crate) fn accepts(&self, secret: &str, faults: &Faults) -> bool {
+        let keep_old = faults.has(Fault::RotateKeepsOldSecret);
+        read(&self.keys).iter().any(|s| {
+            s.key.is_active
+                && (s.key.secret.expose() == secret
+                    || (keep_old && s.retired.iter().any(|r| r.expose() == secret)))
+        })
     }
 
     pub(crate) fn keys(&self) -> Vec<AccessKey> {
@@ -61,14 +71,25 @@ impl State {
     }
 
     /// Gives the key a new secret; the old one stops working at once.
-    pub(crate) fn rotate(&self, data: &Dataset, id: &AccessKeyId) -> Option<AccessKey> {
+    pub(crate) fn rotate(
+        &self,
+        data: &Dataset,
+        id: &AccessKeyId,
+        faults: &Faults,
+    ) -> Option<AccessKey> {
         let mut keys = write(&self.keys);
         let (index, slot) = keys
             .iter_mut()
             .enumerate()
             .find(|(_, s)| s.key.access_key_id() == Some(id))?;
-        slot.generation += 1;
-        slot.key.secret = data.key_secret(index as u64, slot.generation);
+        if !faults.has(Fault::RotateSameSecret) {
+            slot.generation += 1;
+            let old = std::mem::replace(
+                &mut slot.key.secret,
+                data.key_secret(index as u64, slot.generation),
+            );
+            slot.retired.push(old);
+        }
         slot.key.updated_at = jiff::Timestamp::now();
         Some(slot.key.clone())
     }

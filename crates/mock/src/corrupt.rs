@@ -1,0 +1,171 @@
+//! The JSON side of the faults: edits of a success body after it is built.
+
+use serde_json::{Value, json};
+
+use crate::fault::{Fault, Faults};
+
+/// Applies every active body fault to a success body.
+pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
+    if faults.has(Fault::WrongApiVersion) {
+        body["api_version"] = json!("v2");
+    }
+    if faults.has(Fault::OffsetTimestamps) {
+        walk(body, &mut |key, v| {
+            if key == "created_at" {
+                if let Some(s) = v.as_str().and_then(|s| s.strip_suffix('Z')) {
+                    *v = json!(format!("{s}+05:00"));
+                }
+            }
+        });
+    }
+    if faults.has(Fault::EmptyStringNull) {
+        walk(body, &mut |key, v| {
+            if matches!(key, "settle_at" | "finished_at") && v.is_null() {
+                *v = json!("");
+            }
+        });
+    }
+    let Some(data) = body.get_mut("data") else {
+        return;
+    };
+    if faults.has(Fault::CountTypesSwapped) {
+        if let Some(count) = data.get_mut("count") {
+            *count = match count.take() {
+                Value::Number(n) => json!(n.to_string()),
+                Value::String(s) => s
+                    .parse::<u64>()
+                    .map(Value::from)
+                    .unwrap_or(Value::String(s)),
+                other => other,
+            };
+        }
+    }
+    if faults.has(Fault::FilteredExceedsTotal) {
+        if let Some(count) = data.get_mut("count").filter(|c| c.is_object()) {
+            let filtered: u64 = count["filtered_count"]
+                .as_str()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
+            if filtered > 0 {
+                count["total_count"] = json!((filtered - 1).to_string());
+            }
+        }
+    }
+    if faults.has(Fault::DecimalAmounts) {
+        amend(data, "gross_amount", |v| {
+            json!(format!("{}.50", v.as_str().unwrap_or("0")))
+        });
+    }
+    if faults.has(Fault::NetMismatch) {
+        amend(data, "net_amount", |v| {
+            let n: i64 = v.as_str().and_then(|s| s.parse().ok()).unwrap_or(0);
+            json!((n + 1).to_string())
+        });
+    }
+    if faults.has(Fault::LowercaseCurrency) {
+        amend(data, "currency", |v| {
+            json!(v.as_str().unwrap_or("").to_lowercase())
+        });
+    }
+    if faults.has(Fault::ExportFinished) {
+        if let Some(export) = data.get_mut("report_export") {
+            export["finished_at"] = export["started_at"].clone();
+            export["status"] = json!("REPORT_STATUS_SUCCEEDED");
+        }
+    }
+    if faults.has(Fault::DatetimeAliasDates) && data.get("alias_type").is_some() {
+        for key in [
+            "start_date",
+            "expiration_date",
+            "opening_date",
+            "closing_date",
+        ] {
+            if let Some(d) = data[key].as_str() {
+                data[key] = json!(format!("{d}T00:00:00Z"));
+            }
+        }
+    }
+    for_rows(data, "batches", |row| {
+        if faults.has(Fault::NumericIdAsNumber) {
+            if let Some(n) = row["id"].as_str().and_then(|s| s.parse::<u64>().ok()) {
+                row["id"] = json!(n);
+            }
+        }
+        if faults.has(Fault::ShortBatchToken) {
+            if let Some(t) = row["token"].as_str() {
+                row["token"] = json!(t[..t.len().saturating_sub(1)]);
+            }
+        }
+        if faults.has(Fault::MissingField) {
+            if let Some(obj) = row.as_object_mut() {
+                obj.remove("file_name");
+            }
+        }
+    });
+    for_rows(data, "transactions", |row| {
+        if faults.has(Fault::WrongTxnPrefix) {
+            if let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("txn_")) {
+                row["token"] = json!(format!("tx_{t}"));
+            }
+        }
+        if faults.has(Fault::RefundIdOnPayments) && row["refund_id"].is_null() {
+            row["refund_id"] = json!("");
+        }
+    });
+    for_rows(data, "settlement_transactions", |row| {
+        if faults.has(Fault::PayoutPrefix) {
+            if let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("stxn_")) {
+                row["token"] = json!(format!("po_{t}"));
+            }
+        }
+    });
+    for_rows(data, "keys", |row| {
+        if faults.has(Fault::MixedKeyShape) && row.get("key_id").is_some() {
+            let numeric = row["id"]
+                .as_str()
+                .is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()));
+            if numeric {
+                if let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("ak_")) {
+                    row["token"] = json!(format!("ak_tok_{t}"));
+                }
+            }
+        }
+    });
+    for_rows(data, "endpoints", |row| {
+        if faults.has(Fault::EventFilterObject) {
+            row["event_filter_json"] = json!(r#"{"events":["payment.created"]}"#);
+        }
+    });
+}
+
+/// Visits every (key, value) pair below `value`.
+fn walk(value: &mut Value, f: &mut impl FnMut(&str, &mut Value)) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                f(k, v);
+                walk(v, f);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| walk(v, f)),
+        _ => {}
+    }
+}
+
+fn for_rows(data: &mut Value, list: &str, mut f: impl FnMut(&mut Value)) {
+    if let Some(rows) = data.get_mut(list).and_then(Value::as_array_mut) {
+        rows.iter_mut().for_each(&mut f);
+    }
+}
+
+/// Changes `field` of the charges object and of every transaction.
+fn amend(data: &mut Value, field: &str, f: impl Fn(&Value) -> Value) {
+    if data.get("payment_id").is_some() && data.get(field).is_some() {
+        data[field] = f(&data[field]);
+    }
+    for_rows(data, "transactions", |row| {
+        if row.get(field).is_some() {
+            row[field] = f(&row[field]);
+        }
+    });
+}
