@@ -1,0 +1,18 @@
+//! The conformance harness of the aggregator settlement API: property-based
+//! rules, judged on the wire JSON, against any server or the built-in mock.
+//!
+//! The binary is a thin shell over [`run`]; tests drive the same function.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod cli;
+mod ctx;
+mod http;
+mod report;
+mod rules;
+mod runner;
+mod schema;
+
+pub use cli::{Args, Format};
+pub use rules::{Level, Rule, catalogue};
+pub use runner::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, run};

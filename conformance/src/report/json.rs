@@ -1,0 +1,73 @@
+//! The JSON report: one object, written when the run ends. Field names are
+//! stable; the README documents them.
+
+use std::io::{self, Write};
+
+use serde_json::{Value, json};
+
+use super::{Event, Reporter};
+
+pub struct Json<'w> {
+    out: Box<dyn Write + 'w>,
+}
+
+impl<'w> Json<'w> {
+    pub fn new(out: Box<dyn Write + 'w>) -> Self {
+        Self { out }
+    }
+}
+
+impl Reporter for Json<'_> {
+    fn on(&mut self, event: &Event<'_>) -> io::Result<()> {
+        let Event::Done { summary, rules } = event else {
+            return Ok(());
+        };
+        let rules: Vec<Value> = rules
+            .iter()
+            .map(|r| {
+                json!({
+                    "id": r.id,
+                    "level": r.level.as_str(),
+                    "status": r.outcome.status.as_str(),
+                    "source": r.source,
+                    "summary": r.summary,
+                    "cases": r.outcome.cases,
+                    "duration_ms": r.duration.as_millis() as u64,
+                    "skip_reason": r.outcome.skip_reason,
+                    "faults": r.faults,
+                    "failures": r.outcome.failures.iter().map(|f| json!({
+                        "message": f.message,
+                        "input": f.input,
+                        "method": f.method,
+                        "url": f.url,
+                        "status": f.status,
+                        "body": f.body,
+                        "curl": f.curl,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let report = json!({
+            "tool": "aggpay-conformance",
+            "version": env!("CARGO_PKG_VERSION"),
+            "target": summary.target,
+            "seed": summary.seed,
+            "cases": summary.cases,
+            "strict": summary.strict,
+            "summary": {
+                "passed": summary.passed,
+                "failed": summary.failed,
+                "skipped": summary.skipped,
+                "required_failed": summary.required_failed,
+                "observations_failed": summary.observations_failed,
+                "requests": summary.requests,
+                "duration_ms": summary.duration.as_millis() as u64,
+            },
+            "exit_code": summary.exit_code,
+            "rules": rules,
+        });
+        serde_json::to_writer_pretty(&mut self.out, &report)?;
+        writeln!(self.out)?;
+        self.out.flush()
+    }
+}

@@ -1,0 +1,93 @@
+//! JUnit XML via quick-junit: one test case per rule.
+
+use std::io::{self, Write};
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use super::{Event, Reporter};
+use crate::rules::{Level, Status};
+
+pub struct Junit<'w> {
+    out: Box<dyn Write + 'w>,
+}
+
+impl<'w> Junit<'w> {
+    pub fn new(out: Box<dyn Write + 'w>) -> Self {
+        Self { out }
+    }
+}
+
+impl Reporter for Junit<'_> {
+    fn on(&mut self, event: &Event<'_>) -> io::Result<()> {
+        let Event::Done { summary, rules } = event else {
+            return Ok(());
+        };
+        let mut suite = TestSuite::new("aggpay-conformance");
+        suite.set_time(summary.duration);
+        suite.add_property(("target", summary.target.as_str()));
+        suite.add_property(("seed", summary.seed.to_string().as_str()));
+        for r in *rules {
+            let counts = matches!(r.level, Level::Required) || summary.strict;
+            let status = match r.outcome.status {
+                Status::Passed => TestCaseStatus::success(),
+                Status::Skipped => {
+                    let mut s = TestCaseStatus::skipped();
+                    if let Some(why) = &r.outcome.skip_reason {
+                        s.set_message(why.as_str());
+                    }
+                    s
+                }
+                // An observation fails the suite only with --strict.
+                Status::Failed if !counts => TestCaseStatus::success(),
+                Status::Failed => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    let first = r
+                        .outcome
+                        .failures
+                        .first()
+                        .map(|f| f.message.as_str())
+                        .unwrap_or("failed");
+                    s.set_message(first);
+                    s.set_type(r.level.as_str());
+                    let detail: Vec<String> = r
+                        .outcome
+                        .failures
+                        .iter()
+                        .map(|f| {
+                            let mut lines = vec![f.message.clone()];
+                            lines.extend(f.input.as_ref().map(|i| format!("minimal input: {i}")));
+                            lines.extend(f.status.map(|s| format!("status: {s}")));
+                            lines.extend(f.body.as_ref().map(|b| format!("body: {b}")));
+                            lines.extend(f.curl.as_ref().map(|c| format!("reproduce: {c}")));
+                            lines.join("\n")
+                        })
+                        .collect();
+                    s.set_description(detail.join("\n\n"));
+                    s
+                }
+            };
+            let mut case = TestCase::new(r.id, status);
+            case.set_classname(format!("aggpay.conformance.{}", r.level.as_str()));
+            case.set_time(r.duration);
+            case.set_assertions(usize::try_from(r.outcome.cases).unwrap_or(usize::MAX));
+            if r.outcome.status == Status::Failed && !counts {
+                let notes: Vec<&str> = r
+                    .outcome
+                    .failures
+                    .iter()
+                    .map(|f| f.message.as_str())
+                    .collect();
+                case.set_system_out(format!(
+                    "observation failed (not counted without --strict): {}",
+                    notes.join("; ")
+                ));
+            }
+            suite.add_test_case(case);
+        }
+        let mut report = Report::new("aggpay-conformance");
+        report.add_test_suite(suite);
+        report.serialize(&mut self.out).map_err(io::Error::other)?;
+        writeln!(self.out)?;
+        self.out.flush()
+    }
+}
