@@ -162,6 +162,9 @@ impl Log {
     }
 }
 
+/// Status, headers (lowercase names) and body of an answer.
+type Answer = (u16, Vec<(String, String)>, Vec<u8>);
+
 /// The harness's HTTP client of one server.
 pub struct Http {
     agent: ureq::Agent,
@@ -338,11 +341,7 @@ impl Http {
         exchange
     }
 
-    fn call(
-        &self,
-        request: &Request,
-        url: &str,
-    ) -> Result<(u16, Vec<(String, String)>, Vec<u8>), String> {
+    fn call(&self, request: &Request, url: &str) -> Result<Answer, String> {
         let with_key = |mut headers: Vec<(&'static str, String)>| {
             match &request.auth {
                 Auth::Key => headers.push((KEY_HEADER, self.key.clone())),

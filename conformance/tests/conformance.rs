@@ -267,13 +267,14 @@ fn unusable_runs_exit_2() {
 #[test]
 fn writes_and_rotation_are_skipped_with_their_reason_unless_allowed() {
     let server = MockServer::start(MockConfig::new()).unwrap();
+    let key = server.secret_key();
     let args = [
         "--base-url",
         server.url(),
         "--key",
-        &server.secret_key().expose().to_owned(),
+        key.expose(),
         "--aggregator",
-        &server.aggregator_id().to_string(),
+        server.aggregator_id().as_str(),
         "--format",
         "json",
         "--cases",

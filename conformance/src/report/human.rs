@@ -102,17 +102,15 @@ impl Reporter for Human<'_> {
                         if let Some(input) = &f.input {
                             writeln!(out, "    minimal input: {input}")?;
                         }
-                        if let (Some(m), Some(u)) = (&f.method, &f.url) {
-                            writeln!(out, "    request: {m} {u}")?;
-                        }
-                        if let Some(s) = f.status {
-                            writeln!(out, "    status: {s}")?;
-                        }
-                        if let Some(b) = f.body.as_ref().filter(|b| !b.is_empty()) {
-                            writeln!(out, "    body: {b}")?;
-                        }
-                        if let Some(c) = &f.curl {
-                            writeln!(out, "    reproduce: {c}")?;
+                        if let Some(ev) = &f.evidence {
+                            writeln!(out, "    request: {} {}", ev.method, ev.url)?;
+                            if let Some(s) = ev.status {
+                                writeln!(out, "    status: {s}")?;
+                            }
+                            if !ev.body.is_empty() {
+                                writeln!(out, "    body: {}", ev.body)?;
+                            }
+                            writeln!(out, "    reproduce: {}", ev.curl)?;
                         }
                     }
                 }

@@ -35,15 +35,18 @@ impl Reporter for Json<'_> {
                     "duration_ms": r.duration.as_millis() as u64,
                     "skip_reason": r.outcome.skip_reason,
                     "faults": r.faults,
-                    "failures": r.outcome.failures.iter().map(|f| json!({
-                        "message": f.message,
-                        "input": f.input,
-                        "method": f.method,
-                        "url": f.url,
-                        "status": f.status,
-                        "body": f.body,
-                        "curl": f.curl,
-                    })).collect::<Vec<_>>(),
+                    "failures": r.outcome.failures.iter().map(|f| {
+                        let ev = f.evidence.as_deref();
+                        json!({
+                            "message": f.message,
+                            "input": f.input,
+                            "method": ev.map(|e| &e.method),
+                            "url": ev.map(|e| &e.url),
+                            "status": ev.and_then(|e| e.status),
+                            "body": ev.map(|e| &e.body),
+                            "curl": ev.map(|e| &e.curl),
+                        })
+                    }).collect::<Vec<_>>(),
                 })
             })
             .collect();

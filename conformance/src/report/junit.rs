@@ -56,9 +56,12 @@ impl Reporter for Junit<'_> {
                         .map(|f| {
                             let mut lines = vec![f.message.clone()];
                             lines.extend(f.input.as_ref().map(|i| format!("minimal input: {i}")));
-                            lines.extend(f.status.map(|s| format!("status: {s}")));
-                            lines.extend(f.body.as_ref().map(|b| format!("body: {b}")));
-                            lines.extend(f.curl.as_ref().map(|c| format!("reproduce: {c}")));
+                            if let Some(ev) = &f.evidence {
+                                lines.push(format!("request: {} {}", ev.method, ev.url));
+                                lines.extend(ev.status.map(|s| format!("status: {s}")));
+                                lines.push(format!("body: {}", ev.body));
+                                lines.push(format!("reproduce: {}", ev.curl));
+                            }
                             lines.join("\n")
                         })
                         .collect();

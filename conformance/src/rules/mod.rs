@@ -62,23 +62,30 @@ mod model {
         }
     }
 
-    /// The evidence of one failure.
+    /// One failure: what is wrong, and the exchange that shows it.
     #[derive(Debug, Clone, Default, PartialEq, Eq)]
     pub struct Failure {
         /// What is wrong.
         pub message: String,
         /// The (shrunk) generated input, for property rules.
         pub input: Option<String>,
+        /// The request and answer, when one exchange shows it.
+        pub evidence: Option<Box<Evidence>>,
+    }
+
+    /// The exchange behind a failure.
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct Evidence {
         /// Method of the request.
-        pub method: Option<String>,
+        pub method: String,
         /// URL of the request (no key).
-        pub url: Option<String>,
-        /// Status answered.
+        pub url: String,
+        /// Status answered, if any.
         pub status: Option<u16>,
         /// The start of the body, secrets scrubbed.
-        pub body: Option<String>,
+        pub body: String,
         /// A reproduction, key shown as `<redacted>`.
-        pub curl: Option<String>,
+        pub curl: String,
     }
 
     impl Failure {
@@ -100,11 +107,13 @@ mod model {
             Self {
                 message: ctx.http.scrub(&message),
                 input: None,
-                method: Some(e.request.method.to_owned()),
-                url: Some(e.url.clone()),
-                status: e.status(),
-                body: Some(ctx.http.snippet(&e.body)),
-                curl: Some(ctx.http.curl(&e.request)),
+                evidence: Some(Box::new(Evidence {
+                    method: e.request.method.to_owned(),
+                    url: e.url.clone(),
+                    status: e.status(),
+                    body: ctx.http.snippet(&e.body),
+                    curl: ctx.http.curl(&e.request),
+                })),
             }
         }
     }
