@@ -30,6 +30,6 @@ conformance *ARGS:
 doc:
     RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
-# Benchmarks: print figures, write target/bench.json.
+# Benchmarks (release): print a table, write target/bench.json.
 bench:
-    cargo bench --workspace --locked
+    cargo bench --locked -p aggpay-conformance --bench evidence

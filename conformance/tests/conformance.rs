@@ -378,3 +378,177 @@ fn the_rule_catalogue_is_listed_and_documented() {
         }
     }
 }
+
+/// A server that misbehaves on purpose: answers the first call, then an
+/// endless cursor chain on the batch list, an endless body on transactions,
+/// silence on webhooks, and 404 elsewhere. Each connection has its thread;
+/// every thread ends when the client hangs up or after 20 s.
+fn hostile_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = stop.clone();
+    std::thread::spawn(move || {
+        let born = Instant::now();
+        while !stopped.load(Ordering::SeqCst) && born.elapsed() < Duration::from_secs(120) {
+            let Ok((stream, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            std::thread::spawn(move || {
+                stream.set_nonblocking(false).ok();
+                stream.set_read_timeout(Some(Duration::from_secs(20))).ok();
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                        break;
+                    }
+                }
+                let target = line.split(' ').nth(1).unwrap_or("").to_owned();
+                let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+                let mut out = stream;
+                let reply = |out: &mut std::net::TcpStream, status: u16, body: String| {
+                    let head = format!(
+                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nDate: Wed, 25 Nov 2026 10:00:00 GMT\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = out.write_all(head.as_bytes());
+                    let _ = out.write_all(body.as_bytes());
+                };
+                if path == "/v1/aggregators/agg_hostile" {
+                    reply(
+                        &mut out,
+                        200,
+                        r#"{"api_version":"v1","data":{}}"#.to_owned(),
+                    );
+                } else if path.ends_with("/settlements/batches") {
+                    // An endless chain: full pages of fresh, ordered ids.
+                    let cursor: u64 = query
+                        .split('&')
+                        .find_map(|p| p.strip_prefix("cursor="))
+                        .and_then(|c| c.parse().ok())
+                        .unwrap_or(1_000_000_000_000);
+                    let ascending = query.contains("direction=ASC");
+                    let ids: Vec<u64> = (1..=30)
+                        .map(|i| if ascending { cursor + i } else { cursor - i })
+                        .collect();
+                    let rows: Vec<String> = ids
+                        .iter()
+                        .map(|id| {
+                            format!(
+                                r#"{{"id":"{id}","token":"sb_{:036}","status":"BATCH_COMPLETED"}}"#,
+                                id
+                            )
+                        })
+                        .collect();
+                    let next = ids.last().unwrap();
+                    reply(
+                        &mut out,
+                        200,
+                        format!(
+                            r#"{{"api_version":"v1","data":{{"batches":[{}],"next_cursor":"{next}","count":{{"filtered_count":"90","total_count":"90"}}}}}}"#,
+                            rows.join(",")
+                        ),
+                    );
+                } else if path.ends_with("/transactions") {
+                    let _ = out.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"api_version\":\"v1\",\"data\":{\"transactions\":[");
+                    let started = Instant::now();
+                    while started.elapsed() < Duration::from_secs(20) {
+                        if out.write_all(&[b' '; 8192]).is_err() {
+                            break;
+                        }
+                    }
+                } else if path.ends_with("/webhooks") {
+                    // Silence until the client gives up.
+                    let mut buf = [0u8; 64];
+                    let _ = std::io::Read::read(&mut reader, &mut buf);
+                } else {
+                    reply(
+                        &mut out,
+                        404,
+                        r#"{"code":"error.not_found","message":"requested resource not found"}"#
+                            .to_owned(),
+                    );
+                }
+            });
+        }
+    });
+    (url, stop)
+}
+
+#[test]
+fn hostile_servers_fail_rules_and_the_run_ends_within_its_bounds() {
+    let (url, stop) = hostile_server();
+    let started = std::time::Instant::now();
+    let (code, out, err) = harness(&[
+        "--base-url",
+        &url,
+        "--key",
+        "hostile-key",
+        "--aggregator",
+        "agg_hostile",
+        "--timeout",
+        "0.5",
+        "--cases",
+        "3",
+        "--format",
+        "json",
+        "--seed",
+        "5",
+    ]);
+    let elapsed = started.elapsed();
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(code, EXIT_FAILED, "{err}");
+    assert!(elapsed < std::time::Duration::from_secs(90), "{elapsed:?}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    for rule in [
+        "cursor.walk",
+        "cursor.only-settlement-txns",
+        "envelope.success",
+    ] {
+        assert_eq!(status_of(&report, rule), "failed", "{rule}");
+    }
+    let walk = report["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "cursor.walk")
+        .unwrap();
+    assert!(
+        walk["failures"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no end"),
+        "{walk}"
+    );
+    assert!(!out.contains("hostile-key"));
+
+    // A server that never answers at all: the run cannot be made, quickly.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("http://{}", silent.local_addr().unwrap());
+    let started = std::time::Instant::now();
+    let (code, _, err) = harness(&[
+        "--base-url",
+        &silent_url,
+        "--key",
+        "k",
+        "--aggregator",
+        "agg_1",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(code, EXIT_UNUSABLE, "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    drop(silent);
+}

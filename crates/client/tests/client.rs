@@ -397,6 +397,8 @@ enum Act {
     Reset,
     /// Send the head and part of a body shorter than its Content-Length.
     Truncate(u16, Vec<u8>, usize),
+    /// Send these bytes as the whole answer.
+    Raw(Vec<u8>),
 }
 
 struct Scripted {
@@ -506,6 +508,9 @@ fn serve_one(stream: TcpStream, act: Act, seen: &Arc<Mutex<Vec<String>>>) {
         }
         Act::Stall(d) => std::thread::sleep(d),
         Act::Reset => {}
+        Act::Raw(bytes) => {
+            let _ = stream.write_all(&bytes);
+        }
         Act::Truncate(status, body, claimed) => {
             let head = format!(
                 "HTTP/1.1 {status} X\r\nContent-Length: {claimed}\r\nConnection: close\r\n\r\n"
@@ -864,4 +869,103 @@ fn no_secret_in_debug_or_errors() {
         assert!(!text.contains(secret), "{text}");
     }
     assert!(texts[2].contains("<redacted>"), "{}", texts[2]);
+}
+
+/// One test per chaos fault: each ends in the right typed error, or in a
+/// successful retry, within a bound; never a panic or a hang.
+#[test]
+fn chaos_faults_end_in_typed_errors_within_bounds() {
+    let ledger_len = LEDGER.len();
+    type Check = fn(&Result<LedgerAccount, Error>) -> bool;
+    let cases: Vec<(&str, Vec<Act>, Check)> = vec![
+        ("reset before the answer", vec![Act::Reset], |r| {
+            matches!(r, Err(Error::Transport(_)))
+        }),
+        (
+            "reset during the body",
+            vec![Act::Truncate(
+                200,
+                LEDGER.as_bytes()[..40].to_vec(),
+                LEDGER.len(),
+            )],
+            |r| matches!(r, Err(Error::Transport(_) | Error::Decode { .. })),
+        ),
+        (
+            "stall past the timeout",
+            vec![Act::Stall(Duration::from_secs(2))],
+            |r| matches!(r, Err(Error::Timeout { .. })),
+        ),
+        (
+            "truncated body",
+            vec![Act::Truncate(
+                200,
+                LEDGER.as_bytes()[..ledger_len - 10].to_vec(),
+                ledger_len,
+            )],
+            |r| matches!(r, Err(Error::Transport(_) | Error::Decode { .. })),
+        ),
+        (
+            "Content-Length shorter than the body",
+            vec![Act::Raw(
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: 20\r\nConnection: close\r\n\r\n{LEDGER}"
+                )
+                .into_bytes(),
+            )],
+            |r| matches!(r, Err(Error::Decode { status: 200, .. })),
+        ),
+        ("non-JSON 200", vec![json(200, "<html>ok</html>")], |r| {
+            matches!(r, Err(Error::Decode { status: 200, .. }))
+        }),
+        (
+            "HTML 502",
+            vec![Act::Reply(
+                502,
+                vec![],
+                b"<html>bad gateway</html>".to_vec(),
+            )],
+            |r| matches!(r, Err(Error::Status { status: 502, .. })),
+        ),
+        (
+            "503 then 200",
+            vec![json(503, "{}"), json(200, LEDGER)],
+            |r| r.is_ok(),
+        ),
+        (
+            "429 with Retry-After seconds",
+            vec![
+                Act::Reply(429, vec![("Retry-After", "1".into())], b"{}".to_vec()),
+                json(200, LEDGER),
+            ],
+            |r| r.is_ok(),
+        ),
+        (
+            "oversized body",
+            vec![json(
+                200,
+                &format!("{{\"pad\":\"{}\"}}", "x".repeat(100_000)),
+            )],
+            |r| matches!(r, Err(Error::BodyTooLarge { .. })),
+        ),
+    ];
+    for (name, script, check) in cases {
+        let server = Scripted::start(script, 4);
+        let client = server.client(|b| {
+            b.timeout(Duration::from_millis(500))
+                .max_body_size(32 * 1024)
+                .retry(
+                    RetryPolicy::new()
+                        .max_attempts(2)
+                        .base_delay(Duration::from_millis(5)),
+                )
+        });
+        let started = Instant::now();
+        let result = client.get_ledger_account();
+        assert!(check(&result), "{name}: {result:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{name}: {:?}",
+            started.elapsed()
+        );
+    }
 }

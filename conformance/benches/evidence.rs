@@ -1,0 +1,416 @@
+//! `just bench`: the figures of BENCHMARKS.md. Prints a table and writes
+//! `target/bench.json`, a flat object of `name: number`.
+//!
+//! Every comparison runs both sides in this one process, interleaved, and
+//! reports the median of per-round ratios, so machine noise cancels out.
+//! Nothing here asserts a time: targets are printed beside the figures.
+
+use std::io::Write;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use aggpay::{BatchQuery, BatchTransactions, Client, Direction, Envelope, TransactionQuery};
+use aggpay_mock::{MockConfig, MockServer};
+use serde_json::Value;
+
+const KEY_HEADER: &str = "X-PAY-AGGREGATOR-SECRET-KEY";
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v[v.len() / 2]
+    }
+}
+
+fn client(server: &MockServer) -> Client {
+    Client::builder(
+        server.url(),
+        server.aggregator_id().as_str(),
+        server.secret_key(),
+    )
+    .build()
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A raw agent; `timed` gives it the client's default timeouts (10 s
+/// connect, 30 s per call), so that both sides pay for the same timers.
+fn raw_agent(timed: bool) -> ureq::Agent {
+    let config = ureq::Agent::config_builder().http_status_as_error(false);
+    let config = if timed {
+        config
+            .timeout_connect(Some(Duration::from_secs(10)))
+            .timeout_global(Some(Duration::from_secs(30)))
+    } else {
+        config
+    };
+    config.build().into()
+}
+
+fn agent() -> ureq::Agent {
+    raw_agent(false)
+}
+
+/// Typed client call vs raw ureq + `Value`, same request, keep-alive.
+fn client_overhead(server: &MockServer, timed_baseline: bool) -> f64 {
+    let client = client(server);
+    let agent = raw_agent(timed_baseline);
+    let url = format!(
+        "{}/v1/aggregators/{}/settlements/batches",
+        server.url(),
+        server.aggregator_id()
+    );
+    let key = server.secret_key();
+    let typed = || {
+        let t = Instant::now();
+        let page = client
+            .list_settlement_batches(&BatchQuery::new().limit(100))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(page.batches.len(), 100);
+        t.elapsed()
+    };
+    let raw = || {
+        let t = Instant::now();
+        let mut r = agent
+            .get(&url)
+            .query("limit", "100")
+            .header(KEY_HEADER, key.expose())
+            .call()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let body = r.body_mut().read_to_vec().unwrap_or_else(|e| panic!("{e}"));
+        let v: Value = serde_json::from_slice(&body).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(v["data"]["batches"].as_array().map(Vec::len), Some(100));
+        t.elapsed()
+    };
+    for _ in 0..30 {
+        typed();
+        raw();
+    }
+    let mut ratios = Vec::new();
+    for round in 0..400 {
+        let (a, b) = if round % 2 == 0 {
+            (typed(), raw())
+        } else {
+            let b = raw();
+            (typed(), b)
+        };
+        ratios.push(a.as_secs_f64() / b.as_secs_f64());
+    }
+    median(ratios)
+}
+
+/// Typed decode vs `Value` decode of the same 100-transaction page.
+fn decode(server: &MockServer) -> (f64, f64) {
+    let batch = big_batch(server);
+    let agent = agent();
+    let url = format!(
+        "{}/v1/aggregators/{}/settlements/batches/{batch}/transactions",
+        server.url(),
+        server.aggregator_id()
+    );
+    let mut r = agent
+        .get(&url)
+        .query("limit", "100")
+        .header(KEY_HEADER, server.secret_key().expose())
+        .call()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bytes = r.body_mut().read_to_vec().unwrap_or_else(|e| panic!("{e}"));
+    const REPS: u32 = 20;
+    let typed = || {
+        let t = Instant::now();
+        for _ in 0..REPS {
+            let page: Envelope<BatchTransactions> =
+                serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(page.data.transactions.len(), 100);
+        }
+        t.elapsed()
+    };
+    let value = || {
+        let t = Instant::now();
+        for _ in 0..REPS {
+            let v: Value = serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}"));
+            assert!(v["data"]["transactions"].is_array());
+        }
+        t.elapsed()
+    };
+    let (mut ratios, mut typed_times) = (Vec::new(), Vec::new());
+    for round in 0..200 {
+        let (a, b) = if round % 2 == 0 {
+            (typed(), value())
+        } else {
+            let b = value();
+            (typed(), b)
+        };
+        ratios.push(a.as_secs_f64() / b.as_secs_f64());
+        typed_times.push(a.as_secs_f64());
+    }
+    let mb_per_s = (bytes.len() as f64 * f64::from(REPS)) / median(typed_times) / 1e6;
+    (median(ratios), mb_per_s)
+}
+
+/// The batch that holds `large_batch_transactions`.
+fn big_batch(server: &MockServer) -> String {
+    let client = client(server);
+    client
+        .settlement_batches(BatchQuery::new().limit(100))
+        .map(|b| b.unwrap_or_else(|e| panic!("{e}")))
+        .map(|b| b.token)
+        .max_by_key(|t| {
+            client
+                .list_batch_transactions(t, &TransactionQuery::new().limit(1))
+                .map(|p| p.count.filtered_count.0)
+                .unwrap_or(0)
+        })
+        .map(|t| t.to_string())
+        .unwrap_or_default()
+}
+
+fn big_mock() -> MockServer {
+    MockServer::start(
+        MockConfig::new()
+            .batches(8)
+            .large_batch_transactions(1_000_000),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Latency of the last page of the big batch over the first.
+fn page_cost(server: &MockServer) -> f64 {
+    let client = client(server);
+    let batch = aggpay::BatchToken::parse(big_batch(server)).unwrap_or_else(|e| panic!("{e}"));
+    // The cursor before the last 100 rows: the 101st id from the top.
+    let top = client
+        .list_batch_transactions(&batch, &TransactionQuery::new().limit(100))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let below = client
+        .list_batch_transactions(
+            &batch,
+            &TransactionQuery::new()
+                .limit(1)
+                .cursor(top.next_cursor.clone()),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cursor = below.transactions[0].id.to_string();
+    let fetch = |q: TransactionQuery| {
+        let t = Instant::now();
+        let page = client
+            .list_batch_transactions(&batch, &q)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(page.transactions.len(), 100);
+        t.elapsed()
+    };
+    let first = || fetch(TransactionQuery::new().limit(100).direction(Direction::Asc));
+    let last = || {
+        fetch(
+            TransactionQuery::new()
+                .limit(100)
+                .direction(Direction::Asc)
+                .cursor(cursor.clone()),
+        )
+    };
+    let mut ratios = Vec::new();
+    for round in 0..300 {
+        let (l, f) = if round % 2 == 0 {
+            (last(), first())
+        } else {
+            let f = first();
+            (last(), f)
+        };
+        ratios.push(l.as_secs_f64() / f.as_secs_f64());
+    }
+    median(ratios)
+}
+
+/// Requests per second of 4 keep-alive clients on the batch list, limit 30.
+fn mock_rps(server: &MockServer) -> f64 {
+    let url = format!(
+        "{}/v1/aggregators/{}/settlements/batches",
+        server.url(),
+        server.aggregator_id()
+    );
+    let key = server.secret_key().expose().to_owned();
+    let window = Duration::from_secs(3);
+    let started = Instant::now();
+    let total: u64 = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let (url, key) = (url.clone(), key.clone());
+                s.spawn(move || {
+                    let agent = agent();
+                    let mut n = 0u64;
+                    while started.elapsed() < window {
+                        let mut r = agent
+                            .get(&url)
+                            .query("limit", "30")
+                            .header(KEY_HEADER, &key)
+                            .call()
+                            .unwrap_or_else(|e| panic!("{e}"));
+                        assert_eq!(r.status().as_u16(), 200);
+                        let _ = r.body_mut().read_to_vec().unwrap_or_else(|e| panic!("{e}"));
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+    });
+    total as f64 / started.elapsed().as_secs_f64()
+}
+
+/// The default harness run against the embedded mock.
+fn conformance_seconds() -> f64 {
+    use clap::Parser;
+    let args = aggpay_conformance::Args::try_parse_from(["aggpay-conformance", "--seed", "1"])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    let code = aggpay_conformance::run(&args, &mut std::io::sink(), &mut std::io::sink());
+    assert_eq!(code, 0, "the default run must pass");
+    started.elapsed().as_secs_f64()
+}
+
+/// Distinct crates in `cargo tree -p aggpay -e normal`, aggpay included.
+fn client_deps() -> f64 {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "tree",
+            "-p",
+            "aggpay",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "--offline",
+        ])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .unwrap_or_else(|e| panic!("cargo tree: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let crates: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| !n.is_empty())
+        .collect();
+    crates.len() as f64
+}
+
+/// Runs in a child process so that its peak RSS is the walk's own.
+fn walk_child() {
+    let server = big_mock();
+    let client = client(&server);
+    let batch = aggpay::BatchToken::parse(big_batch(&server)).unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    let mut n = 0u64;
+    let mut net = 0i64;
+    for t in client.batch_transactions(
+        batch,
+        TransactionQuery::new().limit(100).direction(Direction::Asc),
+    ) {
+        let t = t.unwrap_or_else(|e| panic!("{e}"));
+        net = net.wrapping_add(t.net_amount.get());
+        n += 1;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(n, 1_000_000, "walked {n} rows (net checksum {net})");
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let hwm_kb: f64 = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN);
+    println!(
+        "{{\"seconds\": {seconds}, \"rss_mb\": {}}}",
+        hwm_kb / 1024.0
+    );
+}
+
+fn walk() -> (f64, f64) {
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(exe)
+        .arg("--walk-child")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "walk child failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    (
+        v["seconds"].as_f64().unwrap_or(f64::NAN),
+        v["rss_mb"].as_f64().unwrap_or(f64::NAN),
+    )
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--walk-child") {
+        walk_child();
+        return;
+    }
+    let mut results: Vec<(&str, f64, &str)> = Vec::new();
+    let mut step = |name: &'static str, target: &'static str, f: &mut dyn FnMut() -> f64| {
+        eprint!("{name} … ");
+        let _ = std::io::stderr().flush();
+        let v = f();
+        eprintln!("{v:.3}");
+        results.push((name, v, target));
+    };
+    let small = MockServer::start(MockConfig::new()).unwrap_or_else(|e| panic!("{e}"));
+    let big = big_mock();
+    step("client_overhead_ratio", "<= 1.10", &mut || {
+        client_overhead(&small, true)
+    });
+    step(
+        "client_overhead_ratio_untimed_baseline",
+        "(info)",
+        &mut || client_overhead(&small, false),
+    );
+    let mut decode_mb = 0.0;
+    step("decode_ratio", "<= 1.0", &mut || {
+        let (ratio, mb) = decode(&big);
+        decode_mb = mb;
+        ratio
+    });
+    step("decode_mb_per_s", "", &mut || decode_mb);
+    let mut rss = 0.0;
+    step("walk_1m_seconds", "", &mut || {
+        let (s, r) = walk();
+        rss = r;
+        s
+    });
+    step("walk_1m_peak_rss_mb", "< 50", &mut || rss);
+    step("page_cost_last_over_first", "<= 1.5", &mut || {
+        page_cost(&big)
+    });
+    step("mock_requests_per_s", "", &mut || mock_rps(&small));
+    step("conformance_default_seconds", "<= 10", &mut || {
+        conformance_seconds()
+    });
+    step("client_deps", "light", &mut || client_deps());
+
+    println!("\n{:<38} {:>14}  target", "benchmark", "value");
+    println!("{}", "-".repeat(64));
+    for (name, value, target) in &results {
+        println!("{name:<38} {value:>14.3}  {target}");
+    }
+    let json: serde_json::Map<String, Value> = results
+        .iter()
+        .map(|(n, v, _)| {
+            (
+                (*n).to_owned(),
+                serde_json::Number::from_f64(*v).map_or(Value::Null, Value::Number),
+            )
+        })
+        .collect();
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/bench.json"));
+    match std::fs::write(
+        path,
+        serde_json::to_string_pretty(&Value::Object(json)).unwrap_or_default() + "\n",
+    ) {
+        Ok(()) => println!("\nwrote {}", path.display()),
+        Err(e) => eprintln!("could not write {}: {e}", path.display()),
+    }
+}
