@@ -90,6 +90,14 @@ pub fn rules() -> Vec<Rule> {
             check: only_settlement_txns,
         },
         Rule {
+            id: "wire.cursor-bounds",
+            level: Level::Observation,
+            source: "WIRE.md Cursor pagination (next_cursor is the last row's id; the next page follows it)",
+            summary: "generated cursors (real ids, their neighbours, random numbers): a page holds only ids beyond the cursor",
+            faults: &["cursor-inclusive"],
+            check: cursor_bounds,
+        },
+        Rule {
             id: "wire.limit-validation",
             level: Level::Observation,
             source: "WIRE.md Cursor pagination (negative or non-numeric limit: 400)",
@@ -557,6 +565,65 @@ fn only_settlement_txns(ctx: &Ctx) -> Outcome {
         });
     }
     judge.outcome()
+}
+
+fn cursor_bounds(ctx: &Ctx) -> Outcome {
+    let lists = lists(ctx);
+    // Real ids of each list, newest first: cursors from real responses.
+    let real: Vec<Vec<u64>> = lists
+        .iter()
+        .map(|l| {
+            page(ctx, l, &[("limit", "100".into())])
+                .rows
+                .map(|r| ids(&r).unwrap_or_default())
+                .unwrap_or_default()
+        })
+        .collect();
+    let n = lists.len();
+    let cursors = prop_oneof![
+        3 => (any::<prop::sample::Index>(), -1i64..=1).prop_map(|(i, d)| (Some(i), d, 0u64)),
+        1 => (1u64..=10_000_000_000_000).prop_map(|c| (None, 0, c)),
+    ];
+    let strategy = (0..n, cursors, any::<bool>(), 1u64..=20);
+    property(
+        ctx,
+        "wire.cursor-bounds",
+        strategy,
+        |(i, (index, delta, random), ascending, limit)| {
+            let cursor = match (index, real[*i].is_empty()) {
+                (Some(ix), false) => real[*i][ix.index(real[*i].len())]
+                    .saturating_add_signed(*delta)
+                    .max(1),
+                _ => (*random).max(1),
+            };
+            let direction = if *ascending { "ASC" } else { "DESC" };
+            let p = page(
+                ctx,
+                &lists[*i],
+                &[
+                    ("cursor", cursor.to_string()),
+                    ("direction", direction.into()),
+                    ("limit", limit.to_string()),
+                ],
+            );
+            let rows = rows_or_fail(ctx, &p, lists[*i].name)?;
+            let ids = ids(rows).map_err(|why| Failure::at(ctx, &p.e, why))?;
+            match ids.iter().find(|id| {
+                if *ascending {
+                    **id <= cursor
+                } else {
+                    **id >= cursor
+                }
+            }) {
+                None => Ok(()),
+                Some(id) => Err(Failure::at(
+                    ctx,
+                    &p.e,
+                    format!("cursor {cursor} {direction}: the page holds id {id}"),
+                )),
+            }
+        },
+    )
 }
 
 fn limit_validation(ctx: &Ctx) -> Outcome {

@@ -64,6 +64,7 @@ faults! {
     NoLimitCap = "no-limit-cap": "cursor lists return more than 100 rows when asked",
     LowercaseAsc = "lowercase-asc": "direction=asc (lowercase) sorts ascending",
     CursorRepeat = "cursor-repeat": "next_cursor repeats the cursor it was given: an endless walk",
+    CursorInclusive = "cursor-inclusive": "a page starts with the cursor's own row",
     FilteredExceedsTotal = "filtered-exceeds-total": "filtered_count exceeds total_count",
     StatusFilterIgnored = "status-filter-ignored": "the batch status filter is ignored",
     BatchFilterIgnored = "batch-filter-ignored": "the batch_id filter is ignored",

@@ -442,7 +442,7 @@ impl App {
             (None, Some(s)) => BatchSeq::Status(d, s),
             (None, None) => BatchSeq::All(d),
         };
-        let positions = cursor_page(&seq, cursor, limit, ascending);
+        let positions = cursor_page(&seq, self.page_cursor(cursor, ascending), limit, ascending);
         let batches: Vec<_> = positions
             .iter()
             .map(|k| d.batch(seq.index_at(*k)))
@@ -456,6 +456,16 @@ impl App {
                 total_count: StringCount(d.sizes.batches),
             },
         }))
+    }
+
+    /// The bound a page starts after: the cursor itself, unless a fault
+    /// makes the cursor's own row part of the page.
+    fn page_cursor(&self, cursor: u64, ascending: bool) -> u64 {
+        match (cursor, self.faults.has(Fault::CursorInclusive), ascending) {
+            (0, _, _) | (_, false, _) => cursor,
+            (c, true, true) => c - 1,
+            (c, true, false) => c.saturating_add(1),
+        }
     }
 
     /// The cursor a page hands out: the last row's id, unless a fault
@@ -493,7 +503,7 @@ impl App {
             batch,
             payouts,
         };
-        let positions = cursor_page(&rows, cursor, limit, ascending);
+        let positions = cursor_page(&rows, self.page_cursor(cursor, ascending), limit, ascending);
         let last = positions
             .last()
             .map(|k| rows.id_at(*k).to_string())

@@ -1078,9 +1078,23 @@ proptest! {
             "[a-zA-Z0-9_%.~-]{0,45}",
         ], 0..6),
         use_agg in any::<bool>(),
-        query in prop::collection::vec(("[a-z_]{1,12}", "[ -~]{0,30}|%[0-9a-fA-F]{0,2}|[0-9]{1,40}"), 0..5),
+        query in prop::collection::vec((
+            prop_oneof![
+                Just("limit".to_owned()), Just("cursor".to_owned()), Just("offset".to_owned()),
+                Just("batch_id".to_owned()), Just("status".to_owned()), Just("direction".to_owned()),
+                "[a-z_]{1,12}",
+            ],
+            prop_oneof!["[ -~]{0,30}", "%[0-9a-fA-F]{0,2}", "[0-9]{1,40}", "-[0-9]{1,5}", "[0-9a-z]{2000,6000}"],
+        ), 0..5),
         header_value in "[ -~]{0,80}",
-        body in prop_oneof![Just(Vec::new()), prop::collection::vec(any::<u8>(), 0..300), Just(b"{\"settlement_batch_id\": 5}".to_vec())],
+        body in prop_oneof![
+            Just(Vec::new()),
+            prop::collection::vec(any::<u8>(), 0..300),
+            Just(b"{\"settlement_batch_id\": 5}".to_vec()),
+            Just(b"{\"settlement_batch_id\": [], \"kind\": {}, \"merchant_id\": true}".to_vec()),
+            Just(b"{\"kind\": \"REPORT_KIND_BATCH\"".to_vec()),
+            Just(format!("{{\"settlement_batch_id\": \"{}\", \"kind\": \"REPORT_KIND_BATCH\"}}", "s".repeat(1024 * 1024)).into_bytes()),
+        ],
         with_key in any::<bool>(),
     ) {
         let server = MockServer::start(MockConfig::new().batches(12)).unwrap();
@@ -1260,4 +1274,50 @@ fn rotation_is_atomic_under_concurrent_reads() {
 
 fn s_owned(v: &Value, field: &str) -> String {
     s(v, field).to_owned()
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        "[ -~]{0,40}".prop_map(Value::from),
+        Just(Value::from("REPORT_KIND_BATCH")),
+        Just(Value::from("sb_00000000-0000-0000-0000-000000000000")),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+            prop::collection::btree_map(
+                prop_oneof![
+                    Just("settlement_batch_id".to_owned()),
+                    Just("kind".to_owned()),
+                    Just("merchant_id".to_owned()),
+                    "[a-z_]{1,10}"
+                ],
+                inner,
+                0..4,
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Arbitrary JSON (wrong types, nesting, unknown fields) to the one
+    /// operation with a body: a 200 or a bare 400, nothing else.
+    #[test]
+    fn report_export_bodies_get_200_or_a_bare_400(body in json_value()) {
+        let api = Api::start(MockConfig::new().batches(4));
+        let answer = api.post("/settlements/report-exports", &body.to_string(), &api.key.clone());
+        prop_assert!(answer.status == 200 || answer.status == 400, "{} for {body}", answer.status);
+        if answer.status == 400 {
+            prop_assert_eq!(&answer.body["code"], "error.bad_request");
+        }
+    }
 }

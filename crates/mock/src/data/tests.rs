@@ -111,3 +111,35 @@ fn deep_pages_are_cheap_and_ordered() {
     let ids: Vec<u64> = page.iter().map(|k| rows.id_at(*k)).collect();
     assert!(ids.windows(2).all(|w| w[0] > w[1]));
 }
+
+/// Every model survives a JSON round trip unchanged: what the mock writes,
+/// the client reads back as the same value.
+#[test]
+fn models_round_trip_through_json() {
+    fn round<T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(
+        v: T,
+    ) {
+        let json = serde_json::to_string(&v).unwrap();
+        let back: T = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, v, "{json}");
+    }
+    let d = data();
+    for i in 0..20 {
+        round(d.batch(i));
+        if d.transaction_count(i) > 16 {
+            round(d.transaction(i, 15));
+            round(d.transaction(i, 3));
+            round(d.payout(i, 0));
+            round(d.charges(i, 3));
+        }
+        round(d.merchant(i % d.sizes.merchants));
+        round(d.rail_merchant(i % d.rail_merchant_count()));
+        round(d.qr_code(i));
+        round(d.refund(i));
+        round(d.webhook(i % d.sizes.webhooks));
+        round(d.alias(i % d.sizes.merchants));
+        round(d.account_info(i % d.sizes.merchants, i % 2 == 0, i % 3 == 0));
+    }
+    round(d.aggregator(d.initial_keys()));
+    round(d.ledger_account());
+}
