@@ -474,11 +474,6 @@ impl Http {
             }
         }
     }
-
-    /// Records a violation found by a rule outside [`Http::observe`].
-    pub fn note(&self, rule: &'static str, message: String, exchange: &Exchange) {
-        self.log.borrow_mut().note(rule, message, exchange);
-    }
 }
 
 /// A JSON value for a message, shortened.

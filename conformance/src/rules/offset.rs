@@ -222,6 +222,32 @@ fn sample_rows(ctx: &Ctx, op: &str, key: &str) -> Vec<Value> {
         .unwrap_or_default()
 }
 
+/// A `names` filter with a sampled row's exact name (a fragment of itself,
+/// and a name whatever the server's matching): that row is listed, and every
+/// row listed contains the name.
+fn by_name(ctx: &Ctx, judge: &mut Judge, path: &str, key: &str, sampled: &Value) {
+    let name = sampled["name"].as_str().unwrap_or("").to_owned();
+    if name.is_empty() || name.contains(',') {
+        return;
+    }
+    let lower = name.to_lowercase();
+    let token = sampled["token"].as_str().map(str::to_owned);
+    let contains = |row: &Value| {
+        row["name"]
+            .as_str()
+            .is_some_and(|n| n.to_lowercase().contains(&lower))
+    };
+    filtered(
+        ctx,
+        judge,
+        path,
+        key,
+        vec![("names", name.clone())],
+        contains,
+        token.as_deref(),
+    );
+}
+
 fn keys(ctx: &Ctx) -> Outcome {
     let mut judge = Judge::default();
     for active in [true, false] {
@@ -236,24 +262,7 @@ fn keys(ctx: &Ctx) -> Outcome {
         );
     }
     if let Some(k) = sample_rows(ctx, "keys", "keys").first() {
-        let name = k["name"].as_str().unwrap_or("").to_owned();
-        if !name.is_empty() && !name.contains(',') {
-            let lower = name.to_lowercase();
-            let token = k["token"].as_str().map(str::to_owned);
-            filtered(
-                ctx,
-                &mut judge,
-                "/keys",
-                "keys",
-                vec![("names", name)],
-                |row| {
-                    row["name"]
-                        .as_str()
-                        .is_some_and(|n| n.to_lowercase().contains(&lower))
-                },
-                token.as_deref(),
-            );
-        }
+        by_name(ctx, &mut judge, "/keys", "keys", k);
     }
     judge.outcome()
 }
@@ -294,24 +303,7 @@ fn merchants(ctx: &Ctx) -> Outcome {
         );
     }
     if let Some(m) = sample.first() {
-        let name = m["name"].as_str().unwrap_or("").to_owned();
-        if !name.is_empty() && !name.contains(',') {
-            let lower = name.to_lowercase();
-            let token = m["token"].as_str().map(str::to_owned);
-            filtered(
-                ctx,
-                &mut judge,
-                "/merchants",
-                "merchants",
-                vec![("names", name)],
-                |row| {
-                    row["name"]
-                        .as_str()
-                        .is_some_and(|n| n.to_lowercase().contains(&lower))
-                },
-                token.as_deref(),
-            );
-        }
+        by_name(ctx, &mut judge, "/merchants", "merchants", m);
     }
     judge.outcome()
 }

@@ -7,10 +7,10 @@ use ureq::http::Method;
 
 use crate::config::ClientBuilder;
 use crate::error::Error;
-use crate::paginate::{Fetch, Page, PageNext, Pages, WALK_PAGE};
+use crate::paginate::{Fetch, ListRecord, Page, PageNext, Pages, WALK_PAGE};
 use crate::query::{
-    AccountQuery, BatchQuery, KeyQuery, MerchantQuery, QrCodeQuery, RailMerchantQuery, RefundQuery,
-    TransactionQuery, WebhookQuery,
+    AccountQuery, BatchQuery, CursorPaging, KeyQuery, MerchantQuery, OffsetPaging, QrCodeQuery,
+    RailMerchantQuery, RefundQuery, TransactionQuery, WebhookQuery,
 };
 use crate::transport::Call;
 use crate::*;
@@ -144,6 +144,58 @@ impl Client {
         &self.inner.aggregator_id
     }
 
+    /// A lazy walk over an offset list: `list` fetches a page, `split`
+    /// takes its rows and count.
+    fn offset_walk<Q, L, T>(
+        &self,
+        query: Q,
+        list: fn(&Client, &Q) -> Result<L, Error>,
+        split: fn(L) -> (Vec<T>, u64),
+    ) -> Pages<T>
+    where
+        Q: OffsetPaging + Send + 'static,
+        L: 'static,
+        T: ListRecord + Send + 'static,
+    {
+        let client = self.clone();
+        let (limit, start) = (query.page_limit(), query.page_offset());
+        let fetch: Fetch<T> = Box::new(move |_, offset| {
+            let (rows, count) = split(list(
+                &client,
+                &query.with_page(offset, limit.unwrap_or(WALK_PAGE)),
+            )?);
+            Ok(Page {
+                rows,
+                next: PageNext::Count(count),
+            })
+        });
+        Pages::offset(limit, start, self.inner.config.max_pages, fetch)
+    }
+
+    /// A lazy walk over a cursor list: `page` fetches one page of the query
+    /// and returns its rows and `next_cursor`.
+    fn cursor_walk<Q, T>(
+        &self,
+        query: Q,
+        page: impl Fn(&Client, &Q) -> Result<(Vec<T>, String), Error> + Send + 'static,
+    ) -> Pages<T>
+    where
+        Q: CursorPaging + Send + 'static,
+        T: ListRecord + Send + 'static,
+    {
+        let client = self.clone();
+        let (limit, direction) = query.cursor_parts();
+        let start = query.start_cursor();
+        let fetch: Fetch<T> = Box::new(move |cursor, _| {
+            let (rows, next) = page(&client, &query.with_cursor(cursor.map(str::to_owned)))?;
+            Ok(Page {
+                rows,
+                next: PageNext::Cursor(next),
+            })
+        });
+        Pages::cursor(limit, direction, start, self.inner.config.max_pages, fetch)
+    }
+
     fn get<T: serde::de::DeserializeOwned>(
         &self,
         path: &str,
@@ -185,17 +237,7 @@ impl Client {
 
     /// Every access key, page by page.
     pub fn access_keys(&self, query: KeyQuery) -> Pages<AccessKey> {
-        let client = self.clone();
-        let (limit, start) = (query.page_limit(), query.page_offset());
-        let fetch: Fetch<AccessKey> = Box::new(move |_, offset| {
-            let page =
-                client.list_access_keys(&query.with_page(offset, limit.unwrap_or(WALK_PAGE)))?;
-            Ok(Page {
-                rows: page.keys,
-                next: PageNext::Count(page.count.0),
-            })
-        });
-        Pages::offset(limit, start, self.inner.config.max_pages, fetch)
+        self.offset_walk(query, Client::list_access_keys, |p| (p.keys, p.count.0))
     }
 
     /// Rotates an access key: the server replaces its secret at once and
@@ -236,17 +278,7 @@ impl Client {
 
     /// Every aggregator merchant, page by page.
     pub fn merchants(&self, query: MerchantQuery) -> Pages<AggregatorMerchant> {
-        let client = self.clone();
-        let (limit, start) = (query.page_limit(), query.page_offset());
-        let fetch: Fetch<AggregatorMerchant> = Box::new(move |_, offset| {
-            let page =
-                client.list_merchants(&query.with_page(offset, limit.unwrap_or(WALK_PAGE)))?;
-            Ok(Page {
-                rows: page.merchants,
-                next: PageNext::Count(page.count.0),
-            })
-        });
-        Pages::offset(limit, start, self.inner.config.max_pages, fetch)
+        self.offset_walk(query, Client::list_merchants, |p| (p.merchants, p.count.0))
     }
 
     /// One page of rail merchants.
@@ -265,17 +297,9 @@ impl Client {
 
     /// Every rail merchant, page by page.
     pub fn rail_merchants(&self, query: RailMerchantQuery) -> Pages<RailMerchant> {
-        let client = self.clone();
-        let (limit, start) = (query.page_limit(), query.page_offset());
-        let fetch: Fetch<RailMerchant> = Box::new(move |_, offset| {
-            let page =
-                client.list_rail_merchants(&query.with_page(offset, limit.unwrap_or(WALK_PAGE)))?;
-            Ok(Page {
-                rows: page.merchants,
-                next: PageNext::Count(page.count.0),
-            })
-        });
-        Pages::offset(limit, start, self.inner.config.max_pages, fetch)
+        self.offset_walk(query, Client::list_rail_merchants, |p| {
+            (p.merchants, p.count.0)
+        })
     }
 
     /// Reads one rail merchant.
@@ -307,17 +331,7 @@ impl Client {
 
     /// Every QR code of the query, page by page.
     pub fn qr_codes(&self, query: QrCodeQuery) -> Pages<QrCode> {
-        let client = self.clone();
-        let (limit, start) = (query.page_limit(), query.page_offset());
-        let fetch: Fetch<QrCode> = Box::new(move |_, offset| {
-            let page =
-                client.list_qr_codes(&query.with_page(offset, limit.unwrap_or(WALK_PAGE)))?;
-            Ok(Page {
-                rows: page.qr_codes,
-                next: PageNext::Count(page.count.0),
-            })
-        });
-        Pages::offset(limit, start, self.inner.config.max_pages, fetch)
+        self.offset_walk(query, Client::list_qr_codes, |p| (p.qr_codes, p.count.0))
     }
 
     // --- Payments and refunds -------------------------------------------
@@ -349,16 +363,7 @@ impl Client {
 
     /// Every refund of the query, page by page.
     pub fn refunds(&self, query: RefundQuery) -> Pages<Refund> {
-        let client = self.clone();
-        let (limit, start) = (query.page_limit(), query.page_offset());
-        let fetch: Fetch<Refund> = Box::new(move |_, offset| {
-            let page = client.list_refunds(&query.with_page(offset, limit.unwrap_or(WALK_PAGE)))?;
-            Ok(Page {
-                rows: page.keys,
-                next: PageNext::Count(page.count.0),
-            })
-        });
-        Pages::offset(limit, start, self.inner.config.max_pages, fetch)
+        self.offset_walk(query, Client::list_refunds, |p| (p.keys, p.count.0))
     }
 
     // --- Settlements ----------------------------------------------------
@@ -377,21 +382,10 @@ impl Client {
 
     /// Every settlement batch of the query, page by page.
     pub fn settlement_batches(&self, query: BatchQuery) -> Pages<SettlementBatch> {
-        let client = self.clone();
-        let (limit, direction) = query.cursor_parts();
-        let start = query
-            .pairs()
-            .ok()
-            .and_then(|p| p.into_iter().find(|(k, _)| *k == "cursor").map(|(_, v)| v));
-        let fetch: Fetch<SettlementBatch> = Box::new(move |cursor, _| {
-            let page =
-                client.list_settlement_batches(&query.with_cursor(cursor.map(str::to_owned)))?;
-            Ok(Page {
-                rows: page.batches,
-                next: PageNext::Cursor(page.next_cursor),
-            })
-        });
-        Pages::cursor(limit, direction, start, self.inner.config.max_pages, fetch)
+        self.cursor_walk(query, |c, q| {
+            let page = c.list_settlement_batches(q)?;
+            Ok((page.batches, page.next_cursor))
+        })
     }
 
     /// One page of a batch's transactions, or of its payouts with
@@ -414,32 +408,6 @@ impl Client {
         self.get(&path, query.pairs()?)
     }
 
-    fn batch_rows<T: paginate::ListRecord + Send + 'static>(
-        &self,
-        batch: BatchToken,
-        query: TransactionQuery,
-        payouts: bool,
-        take: fn(BatchTransactions) -> (Vec<T>, String),
-    ) -> Pages<T> {
-        let client = self.clone();
-        let query = query.only_settlement_txns(payouts);
-        let (limit, direction) = query.cursor_parts();
-        let start = query
-            .pairs()
-            .ok()
-            .and_then(|p| p.into_iter().find(|(k, _)| *k == "cursor").map(|(_, v)| v));
-        let fetch: Fetch<T> = Box::new(move |cursor, _| {
-            let page = client
-                .list_batch_transactions(&batch, &query.with_cursor(cursor.map(str::to_owned)))?;
-            let (rows, next) = take(page);
-            Ok(Page {
-                rows,
-                next: PageNext::Cursor(next),
-            })
-        });
-        Pages::cursor(limit, direction, start, self.inner.config.max_pages, fetch)
-    }
-
     /// Every payment and refund transaction of a batch, page by page. One
     /// page is held at a time, so a million transactions walk in constant
     /// memory. Set a `limit` of 100 for the fewest requests.
@@ -448,7 +416,10 @@ impl Client {
         batch: BatchToken,
         query: TransactionQuery,
     ) -> Pages<Transaction> {
-        self.batch_rows(batch, query, false, |p| (p.transactions, p.next_cursor))
+        self.cursor_walk(query.only_settlement_txns(false), move |c, q| {
+            let page = c.list_batch_transactions(&batch, q)?;
+            Ok((page.transactions, page.next_cursor))
+        })
     }
 
     /// Every settlement payout of a batch, page by page.
@@ -457,8 +428,9 @@ impl Client {
         batch: BatchToken,
         query: TransactionQuery,
     ) -> Pages<SettlementPayout> {
-        self.batch_rows(batch, query, true, |p| {
-            (p.settlement_transactions, p.next_cursor)
+        self.cursor_walk(query.only_settlement_txns(true), move |c, q| {
+            let page = c.list_batch_transactions(&batch, q)?;
+            Ok((page.settlement_transactions, page.next_cursor))
         })
     }
 
@@ -575,17 +547,7 @@ impl Client {
 
     /// Every webhook endpoint, page by page.
     pub fn webhooks(&self, query: WebhookQuery) -> Pages<WebhookEndpoint> {
-        let client = self.clone();
-        let (limit, start) = (query.page_limit(), query.page_offset());
-        let fetch: Fetch<WebhookEndpoint> = Box::new(move |_, offset| {
-            let page =
-                client.list_webhooks(&query.with_page(offset, limit.unwrap_or(WALK_PAGE)))?;
-            Ok(Page {
-                rows: page.endpoints,
-                next: PageNext::Count(page.count.0),
-            })
-        });
-        Pages::offset(limit, start, self.inner.config.max_pages, fetch)
+        self.offset_walk(query, Client::list_webhooks, |p| (p.endpoints, p.count.0))
     }
 }
 

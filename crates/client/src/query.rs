@@ -64,6 +64,26 @@ fn comma_list<'a>(
     Ok(())
 }
 
+/// What a walk over an offset list needs of its query.
+pub(crate) trait OffsetPaging: Clone {
+    /// The page size asked for, if any.
+    fn page_limit(&self) -> Option<u32>;
+    /// Where the walk starts.
+    fn page_offset(&self) -> u64;
+    /// The same query at another page.
+    fn with_page(&self, offset: u64, limit: u32) -> Self;
+}
+
+/// What a walk over a cursor list needs of its query.
+pub(crate) trait CursorPaging: Clone {
+    /// Page size and direction.
+    fn cursor_parts(&self) -> (Option<u32>, Direction);
+    /// The cursor the walk starts after.
+    fn start_cursor(&self) -> Option<String>;
+    /// The same query at another cursor.
+    fn with_cursor(&self, cursor: Option<String>) -> Self;
+}
+
 macro_rules! offset_paging {
     ($name:ident) => {
         impl $name {
@@ -78,17 +98,60 @@ macro_rules! offset_paging {
                 self.offset = Some(offset);
                 self
             }
+        }
 
-            pub(crate) fn page_limit(&self) -> Option<u32> {
+        impl OffsetPaging for $name {
+            fn page_limit(&self) -> Option<u32> {
                 self.limit
             }
 
-            pub(crate) fn page_offset(&self) -> u64 {
+            fn page_offset(&self) -> u64 {
                 self.offset.unwrap_or(0)
             }
 
-            pub(crate) fn with_page(&self, offset: u64, limit: u32) -> Self {
+            fn with_page(&self, offset: u64, limit: u32) -> Self {
                 self.clone().offset(offset).limit(limit)
+            }
+        }
+    };
+}
+
+macro_rules! cursor_paging {
+    ($name:ident) => {
+        impl $name {
+            /// Continues after a previous page's `next_cursor`.
+            pub fn cursor(mut self, cursor: impl Into<String>) -> Self {
+                self.cursor = Some(cursor.into());
+                self
+            }
+
+            /// Page size: 0 means the default of 30; the server allows at most 100.
+            pub fn limit(mut self, limit: u32) -> Self {
+                self.limit = Some(limit);
+                self
+            }
+
+            /// Sort direction on the numeric id.
+            pub fn direction(mut self, direction: Direction) -> Self {
+                self.direction = Some(direction);
+                self
+            }
+        }
+
+        impl CursorPaging for $name {
+            fn cursor_parts(&self) -> (Option<u32>, Direction) {
+                (self.limit, self.direction.unwrap_or_default())
+            }
+
+            fn start_cursor(&self) -> Option<String> {
+                self.cursor.clone()
+            }
+
+            fn with_cursor(&self, cursor: Option<String>) -> Self {
+                Self {
+                    cursor,
+                    ..self.clone()
+                }
             }
         }
     };
@@ -425,28 +488,12 @@ pub struct BatchQuery {
     status: Option<BatchStatus>,
 }
 
+cursor_paging!(BatchQuery);
+
 impl BatchQuery {
     /// The first page, newest first, 30 rows.
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// Continues after a previous page's `next_cursor`.
-    pub fn cursor(mut self, cursor: impl Into<String>) -> Self {
-        self.cursor = Some(cursor.into());
-        self
-    }
-
-    /// Page size: 0 means the default of 30; the server allows at most 100.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
-
-    /// Sort direction on the numeric id.
-    pub fn direction(mut self, direction: Direction) -> Self {
-        self.direction = Some(direction);
-        self
     }
 
     /// Restricts the list to one batch.
@@ -459,17 +506,6 @@ impl BatchQuery {
     pub fn status(mut self, status: BatchStatus) -> Self {
         self.status = Some(status);
         self
-    }
-
-    pub(crate) fn cursor_parts(&self) -> (Option<u32>, Direction) {
-        (self.limit, self.direction.unwrap_or_default())
-    }
-
-    pub(crate) fn with_cursor(&self, cursor: Option<String>) -> Self {
-        Self {
-            cursor,
-            ..self.clone()
-        }
     }
 
     pub(crate) fn pairs(&self) -> Result<Pairs, Error> {
@@ -503,45 +539,18 @@ pub struct TransactionQuery {
     only_settlement_txns: Option<bool>,
 }
 
+cursor_paging!(TransactionQuery);
+
 impl TransactionQuery {
     /// The first page, newest first, 30 rows, payment and refund transactions.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Continues after a previous page's `next_cursor`.
-    pub fn cursor(mut self, cursor: impl Into<String>) -> Self {
-        self.cursor = Some(cursor.into());
-        self
-    }
-
-    /// Page size: 0 means the default of 30; the server allows at most 100.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
-
-    /// Sort direction on the numeric id.
-    pub fn direction(mut self, direction: Direction) -> Self {
-        self.direction = Some(direction);
-        self
-    }
-
     /// `true` lists settlement payouts instead of transactions.
     pub fn only_settlement_txns(mut self, only: bool) -> Self {
         self.only_settlement_txns = Some(only);
         self
-    }
-
-    pub(crate) fn cursor_parts(&self) -> (Option<u32>, Direction) {
-        (self.limit, self.direction.unwrap_or_default())
-    }
-
-    pub(crate) fn with_cursor(&self, cursor: Option<String>) -> Self {
-        Self {
-            cursor,
-            ..self.clone()
-        }
     }
 
     pub(crate) fn pairs(&self) -> Result<Pairs, Error> {

@@ -5,7 +5,7 @@ use crate::fault::{Fault, Faults};
 /// How many records of each kind the mock serves. Rows are generated on
 /// demand, so large sizes cost no memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sizes {
+pub(crate) struct Sizes {
     pub(crate) batches: u64,
     pub(crate) max_batch_transactions: u64,
     pub(crate) large_batch_transactions: u64,

@@ -28,6 +28,6 @@ mod server;
 mod state;
 mod synth;
 
-pub use config::{MAX_ROWS, MockConfig, Sizes};
+pub use config::{MAX_ROWS, MockConfig};
 pub use fault::{Fault, UnknownFault};
 pub use server::{Error, MockInfo, MockServer};
