@@ -10,7 +10,7 @@ test:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets --locked -- -D warnings
     cargo test --workspace --locked
-    just examples
+    {{just_executable()}} examples
 
 # Run the client examples against an in-process mock.
 examples:
