@@ -552,3 +552,38 @@ fn hostile_servers_fail_rules_and_the_run_ends_within_its_bounds() {
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     drop(silent);
 }
+
+#[test]
+fn rules_can_be_selected_and_requests_paced() {
+    let server = MockServer::start(MockConfig::new()).unwrap();
+    let (code, report) = json_run(
+        &server,
+        &[
+            "--skip",
+            "auth.*,cursor.*,offset.*,filters.*,wire.*",
+            "--rate-limit",
+            "100",
+        ],
+    );
+    assert_eq!(code, EXIT_OK);
+    let ids: Vec<&str> = report["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.iter()
+            .all(|id| !id.starts_with("auth.") && !id.starts_with("cursor.")),
+        "{ids:?}"
+    );
+    assert!(ids.contains(&"fields.required"));
+    // Pacing is a floor: n requests at 100/s take at least (n - 1) / 100 s.
+    let requests = report["summary"]["requests"].as_u64().unwrap();
+    let ms = report["summary"]["duration_ms"].as_u64().unwrap();
+    assert!(requests > 10);
+    assert!(
+        ms + 20 >= (requests - 2) * 10,
+        "{requests} requests in {ms} ms"
+    );
+}
