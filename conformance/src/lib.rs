@@ -4,6 +4,7 @@
 //! The binary is a thin shell over [`run`]; tests drive the same function.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod cli;
 mod ctx;

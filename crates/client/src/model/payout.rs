@@ -22,7 +22,7 @@ open_enum! {
 /// A settlement payout (element of `data.settlement_transactions`).
 ///
 /// API.md does not show this shape; the fields are the reference's, as
-/// WIRE.md records them. Fields a server leaves out read as their defaults.
+/// WIRE.md records them. A missing `failure_reason` reads as empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SettlementPayout {
     /// Numeric id; the list is ordered on it.
