@@ -9,11 +9,22 @@ use std::io::Write;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use aggpay::{BatchQuery, BatchTransactions, Client, Direction, Envelope, TransactionQuery};
+use aggpay::{BatchQuery, Client, Direction, Transaction, TransactionQuery};
 use aggpay_mock::{MockConfig, MockServer};
 use serde_json::Value;
 
-const KEY_HEADER: &str = "X-PAY-AGGREGATOR-SECRET-KEY";
+use aggpay::rules::KEY_HEADER;
+
+/// The typed shape of a transaction page, as the client decodes it.
+#[derive(serde::Deserialize)]
+struct Page {
+    data: PageData,
+}
+
+#[derive(serde::Deserialize)]
+struct PageData {
+    transactions: Vec<Transaction>,
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -67,7 +78,7 @@ fn client_overhead(server: &MockServer, timed_baseline: bool) -> f64 {
         let page = client
             .list_settlement_batches(&BatchQuery::new().limit(100))
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(page.batches.len(), 100);
+        assert_eq!(page.items.len(), 100);
         t.elapsed()
     };
     let raw = || {
@@ -120,8 +131,7 @@ fn decode(server: &MockServer) -> (f64, f64) {
     let typed = || {
         let t = Instant::now();
         for _ in 0..REPS {
-            let page: Envelope<BatchTransactions> =
-                serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}"));
+            let page: Page = serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(page.data.transactions.len(), 100);
         }
         t.elapsed()
@@ -153,13 +163,13 @@ fn decode(server: &MockServer) -> (f64, f64) {
 fn big_batch(server: &MockServer) -> String {
     let client = client(server);
     client
-        .settlement_batches(BatchQuery::new().limit(100))
+        .settlement_batches(&BatchQuery::new().limit(100))
         .map(|b| b.unwrap_or_else(|e| panic!("{e}")))
         .map(|b| b.token)
         .max_by_key(|t| {
             client
                 .list_batch_transactions(t, &TransactionQuery::new().limit(1))
-                .map(|p| p.count.filtered_count.0)
+                .map(|p| p.count)
                 .unwrap_or(0)
         })
         .map(|t| t.to_string())
@@ -188,16 +198,16 @@ fn page_cost(server: &MockServer) -> f64 {
             &batch,
             &TransactionQuery::new()
                 .limit(1)
-                .cursor(top.next_cursor.clone()),
+                .cursor(top.next_cursor.clone().unwrap_or_default()),
         )
         .unwrap_or_else(|e| panic!("{e}"));
-    let cursor = below.transactions[0].id.to_string();
+    let cursor = below.items[0].id.to_string();
     let fetch = |q: TransactionQuery| {
         let t = Instant::now();
         let page = client
             .list_batch_transactions(&batch, &q)
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(page.transactions.len(), 100);
+        assert_eq!(page.items.len(), 100);
         t.elapsed()
     };
     let first = || fetch(TransactionQuery::new().limit(100).direction(Direction::Asc));
@@ -304,15 +314,16 @@ fn walk_child() {
     let started = Instant::now();
     let mut n = 0u64;
     let mut net = 0i64;
-    for t in client.batch_transactions(
-        batch,
-        TransactionQuery::new().limit(100).direction(Direction::Asc),
-    ) {
+    // The walk's own page size: no limit set, as a user would write it.
+    let mut walk =
+        client.batch_transactions(&batch, &TransactionQuery::new().direction(Direction::Asc));
+    for t in walk.by_ref() {
         let t = t.unwrap_or_else(|e| panic!("{e}"));
         net = net.wrapping_add(t.net_amount.get());
         n += 1;
     }
     let seconds = started.elapsed().as_secs_f64();
+    let pages = walk.pages_fetched();
     assert_eq!(n, 1_000_000, "walked {n} rows (net checksum {net})");
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let hwm_kb: f64 = status
@@ -322,12 +333,12 @@ fn walk_child() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(f64::NAN);
     println!(
-        "{{\"seconds\": {seconds}, \"rss_mb\": {}}}",
+        "{{\"seconds\": {seconds}, \"rss_mb\": {}, \"pages\": {pages}}}",
         hwm_kb / 1024.0
     );
 }
 
-fn walk() -> (f64, f64) {
+fn walk() -> (f64, f64, f64) {
     let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
     let out = Command::new(exe)
         .arg("--walk-child")
@@ -342,6 +353,7 @@ fn walk() -> (f64, f64) {
     (
         v["seconds"].as_f64().unwrap_or(f64::NAN),
         v["rss_mb"].as_f64().unwrap_or(f64::NAN),
+        v["pages"].as_f64().unwrap_or(f64::NAN),
     )
 }
 
@@ -375,12 +387,14 @@ fn main() {
         ratio
     });
     step("decode_mb_per_s", "", &mut || decode_mb);
-    let mut rss = 0.0;
+    let (mut rss, mut pages) = (0.0, 0.0);
     step("walk_1m_seconds", "", &mut || {
-        let (s, r) = walk();
+        let (s, r, p) = walk();
         rss = r;
+        pages = p;
         s
     });
+    step("walk_1m_pages", "10,000 full pages + 1", &mut || pages);
     step("walk_1m_peak_rss_mb", "< 50", &mut || rss);
     step("page_cost_last_over_first", "<= 1.5", &mut || {
         page_cost(&big)

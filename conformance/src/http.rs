@@ -9,8 +9,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use serde_json::Value;
 
-/// The authentication header of API.md.
-pub const KEY_HEADER: &str = "X-PAY-AGGREGATOR-SECRET-KEY";
+pub use aggpay::rules::{KEY_HEADER, encode_component as encode};
 /// Largest body read; a larger one fails the exchange (an endless body
 /// cannot hang the harness).
 pub const MAX_BODY: u64 = 16 * 1024 * 1024;
@@ -299,12 +298,7 @@ impl Http {
     /// The start of a body, scrubbed, for reports.
     pub fn snippet(&self, body: &[u8]) -> String {
         let text = String::from_utf8_lossy(&body[..body.len().min(2_000)]);
-        let scrubbed = self.scrub(&text);
-        let mut cut: String = scrubbed.chars().take(300).collect();
-        if cut.len() < scrubbed.len() {
-            cut.push('…');
-        }
-        cut
+        aggpay::util::truncate(&self.scrub(&text), 300).into_owned()
     }
 
     fn pace(&self) {
@@ -480,33 +474,13 @@ impl Http {
 pub fn show(v: Option<&Value>) -> String {
     match v {
         None => "missing".to_owned(),
-        Some(v) => {
-            let s = v.to_string();
-            if s.chars().count() > 80 {
-                format!("{}…", s.chars().take(80).collect::<String>())
-            } else {
-                s
-            }
-        }
+        Some(v) => aggpay::util::truncate(&v.to_string(), 80).into_owned(),
     }
 }
 
 fn is_http_date(value: &str) -> bool {
     static PARSER: jiff::fmt::rfc2822::DateTimeParser = jiff::fmt::rfc2822::DateTimeParser::new();
     value.trim().ends_with("GMT") && PARSER.parse_timestamp(value.trim()).is_ok()
-}
-
-/// Percent-encodes everything but URL-unreserved characters.
-pub fn encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 fn shell_quote(s: &str) -> String {

@@ -111,13 +111,10 @@ fn target(args: &Args) -> Result<Target, Unusable> {
                     "--aggregator {aggregator:?} is not an agg_ identifier"
                 )));
             }
-            if !(base.starts_with("http://") || base.starts_with("https://")) {
-                return Err(Unusable(format!(
-                    "--base-url {base:?} must start with http:// or https://"
-                )));
-            }
+            let base = aggpay::rules::parse_base_url(base)
+                .map_err(|why| Unusable(format!("--base-url {base:?} {why}")))?;
             Ok(Target {
-                base: base.clone(),
+                base,
                 key,
                 aggregator,
                 inputs,

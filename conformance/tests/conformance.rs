@@ -177,7 +177,7 @@ fn failures_carry_a_minimal_input_and_a_redacted_reproduction() {
     );
     let curl = failure["curl"].as_str().unwrap();
     assert!(
-        curl.contains("X-PAY-AGGREGATOR-SECRET-KEY: <redacted>"),
+        curl.contains(&format!("{}: <redacted>", aggpay::rules::KEY_HEADER)),
         "{curl}"
     );
     assert!(curl.contains("direction="), "{curl}");
@@ -327,7 +327,7 @@ fn writes_and_rotation_are_skipped_with_their_reason_unless_allowed() {
             );
             let mut r = agent
                 .get(url)
-                .header("X-PAY-AGGREGATOR-SECRET-KEY", server.secret_key().expose())
+                .header(aggpay::rules::KEY_HEADER, server.secret_key().expose())
                 .call()
                 .unwrap();
             serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap()

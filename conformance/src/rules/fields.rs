@@ -398,10 +398,10 @@ fn count_types(ctx: &Ctx) -> Outcome {
 /// The charges object and every sampled transaction.
 fn amount_rows(ctx: &Ctx) -> Vec<(&'static str, &crate::http::Exchange, &Value)> {
     let mut rows = Vec::new();
-    if let Some(e) = ctx.corpus.get("charges") {
-        if let Some(d) = e.data() {
-            rows.push(("charges", e, d));
-        }
+    if let Some(e) = ctx.corpus.get("charges")
+        && let Some(d) = e.data()
+    {
+        rows.push(("charges", e, d));
     }
     if let Some(e) = ctx.corpus.get("transactions") {
         for t in e
@@ -501,38 +501,46 @@ fn event_filter(ctx: &Ctx) -> Outcome {
     )
 }
 
-fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<(), String> {
-    serde_json::from_slice::<aggpay::Envelope<T>>(body)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+/// `value` read with the client's model `T`.
+fn decode<T: DeserializeOwned>(value: &Value) -> Result<(), String> {
+    T::deserialize(value).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// Every record under `data[key]` read with the client's model `T`.
+fn rows<T: DeserializeOwned>(data: &Value, key: &str) -> Result<(), String> {
+    let items = data[key]
+        .as_array()
+        .ok_or_else(|| format!("no {key} array"))?;
+    items
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, row)| decode::<T>(row).map_err(|e| format!("{key}[{i}]: {e}")))
 }
 
 fn client_decodes(ctx: &Ctx) -> Outcome {
     use aggpay::*;
     let mut judge = Judge::default();
     for (op, e) in &ctx.corpus {
-        if !e.success() {
+        let Some(data) = e.data() else {
             continue;
-        }
+        };
         let result = match *op {
-            "aggregator" => decode::<Aggregator>(&e.body),
-            "keys" => decode::<AccessKeyList>(&e.body),
-            "rotate" => decode::<AccessKey>(&e.body),
-            "merchants" => decode::<MerchantList>(&e.body),
-            "rail-merchants" => decode::<RailMerchantList>(&e.body),
-            "rail-merchant" => decode::<RailMerchant>(&e.body),
-            "qrs" | "qrs-dynamic" => decode::<QrCodeList>(&e.body),
-            "charges" => decode::<PaymentCharges>(&e.body),
-            "refunds" => decode::<RefundList>(&e.body),
-            "batches" => decode::<BatchList>(&e.body),
-            "transactions" => decode::<BatchTransactions>(&e.body),
-            "report-export" => decode::<ReportExportCreated>(&e.body),
-            "account-info" | "account-info-mobile" | "title-fetch" => {
-                decode::<AccountInfo>(&e.body)
-            }
-            "alias" => decode::<Alias>(&e.body),
-            "ledger" => decode::<LedgerAccount>(&e.body),
-            "webhooks" => decode::<WebhookList>(&e.body),
+            "aggregator" => decode::<Aggregator>(data),
+            "keys" => rows::<AccessKey>(data, "keys"),
+            "rotate" => decode::<AccessKey>(data),
+            "merchants" => rows::<AggregatorMerchant>(data, "merchants"),
+            "rail-merchants" => rows::<RailMerchant>(data, "merchants"),
+            "rail-merchant" => decode::<RailMerchant>(data),
+            "qrs" | "qrs-dynamic" => rows::<QrCode>(data, "qr_codes"),
+            "charges" => decode::<PaymentCharges>(data),
+            "refunds" => rows::<Refund>(data, "keys"),
+            "batches" => rows::<SettlementBatch>(data, "batches"),
+            "transactions" => rows::<Transaction>(data, "transactions"),
+            "report-export" => decode::<ReportExport>(&data["report_export"]),
+            "account-info" | "account-info-mobile" | "title-fetch" => decode::<AccountInfo>(data),
+            "alias" => decode::<Alias>(data),
+            "ledger" => decode::<LedgerAccount>(data),
+            "webhooks" => rows::<WebhookEndpoint>(data, "endpoints"),
             // Payout elements are not shown by API.md: `wire.payout-shape`.
             _ => continue,
         };

@@ -227,11 +227,11 @@ mod support {
         }
 
         pub fn outcome(mut self) -> Outcome {
-            if self.more > 0 {
-                if let Some(last) = self.failures.last_mut() {
-                    last.message
-                        .push_str(&format!(" (and {} more like it)", self.more));
-                }
+            if self.more > 0
+                && let Some(last) = self.failures.last_mut()
+            {
+                last.message
+                    .push_str(&format!(" (and {} more like it)", self.more));
             }
             Outcome::judged(self.cases, self.failures)
         }
@@ -246,10 +246,8 @@ mod support {
         }
         let mut out = [0u8; 32];
         for (i, chunk) in out.chunks_mut(8).enumerate() {
-            let mut z = h.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i as u64 + 1));
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+            let z = h.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i as u64 + 1));
+            chunk.copy_from_slice(&aggpay::util::splitmix64(z).to_le_bytes());
         }
         out
     }

@@ -321,18 +321,18 @@ fn rail_merchants(ctx: &Ctx) -> Outcome {
             None,
         );
     }
-    if let Some(m) = sample_rows(ctx, "rail-merchants", "merchants").first() {
-        if let (Some(name), Some(token)) = (m["name"].as_str(), m["token"].as_str()) {
-            filtered(
-                ctx,
-                &mut judge,
-                "/rail-merchants",
-                "merchants",
-                vec![("name", name.into())],
-                |_| true,
-                Some(token),
-            );
-        }
+    if let Some(m) = sample_rows(ctx, "rail-merchants", "merchants").first()
+        && let (Some(name), Some(token)) = (m["name"].as_str(), m["token"].as_str())
+    {
+        filtered(
+            ctx,
+            &mut judge,
+            "/rail-merchants",
+            "merchants",
+            vec![("name", name.into())],
+            |_| true,
+            Some(token),
+        );
     }
     judge.outcome()
 }

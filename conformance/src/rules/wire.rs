@@ -79,11 +79,11 @@ fn from_log(ctx: &Ctx, rule: &'static str) -> Outcome {
         .iter()
         .map(|v| Failure::at(ctx, &v.exchange, v.message.clone()))
         .collect();
-    if total > failures.len() as u64 {
-        if let Some(last) = failures.last_mut() {
-            last.message
-                .push_str(&format!(" ({} responses in all broke this rule)", total));
-        }
+    if total > failures.len() as u64
+        && let Some(last) = failures.last_mut()
+    {
+        last.message
+            .push_str(&format!(" ({} responses in all broke this rule)", total));
     }
     let cases = if rule == "envelope.success" || rule == "wire.success-200" {
         log.successes

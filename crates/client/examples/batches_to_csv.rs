@@ -8,6 +8,7 @@
 mod common;
 
 use std::io::{BufWriter, Write};
+use std::process::ExitCode;
 
 use aggpay::{BatchQuery, BatchStatus, Direction, TransactionQuery};
 
@@ -20,7 +21,11 @@ fn field(value: &str) -> String {
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let (client, _mock) = common::client()?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     writeln!(
@@ -32,11 +37,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .status(BatchStatus::Completed)
         .limit(100)
         .direction(Direction::Asc);
-    for batch in client.settlement_batches(completed) {
+    for batch in client.settlement_batches(&completed) {
         let batch = batch?;
         batches += 1;
-        let query = TransactionQuery::new().limit(100).direction(Direction::Asc);
-        for txn in client.batch_transactions(batch.token.clone(), query) {
+        let query = TransactionQuery::new().direction(Direction::Asc);
+        for txn in client.batch_transactions(&batch.token, &query) {
             let t = txn?;
             rows += 1;
             writeln!(

@@ -7,20 +7,26 @@
 
 mod common;
 
+use std::process::ExitCode;
+
 use aggpay::{BatchQuery, PaymentId, TransactionQuery};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let (client, _mock) = common::client()?;
     let payment = match std::env::args().nth(1) {
         // Refused here, before any request, when it is not a pm_ id.
         Some(arg) => PaymentId::parse(arg)?,
         None => {
             let mut found = None;
-            for batch in client.settlement_batches(BatchQuery::new()) {
+            for batch in client.settlement_batches(&BatchQuery::new()) {
                 let batch = batch?;
                 let page = client
                     .list_batch_transactions(&batch.token, &TransactionQuery::new().limit(1))?;
-                if let Some(t) = page.transactions.into_iter().next() {
+                if let Some(t) = page.items.into_iter().next() {
                     found = Some(t.payment_id);
                     break;
                 }

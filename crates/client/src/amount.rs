@@ -57,10 +57,10 @@ impl Paisa {
     /// [`Error::InvalidInput`] for decimals, exponents, signs other than a
     /// leading `-`, leading zeros, blanks or values out of `i64` range.
     pub fn parse(value: &str) -> Result<Self, Error> {
-        if rules::is_paisa(value) {
-            if let Ok(n) = value.parse() {
-                return Ok(Self(n));
-            }
+        if rules::is_paisa(value)
+            && let Ok(n) = value.parse()
+        {
+            return Ok(Self(n));
         }
         Err(Error::invalid_input(
             "amount",

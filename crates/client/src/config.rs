@@ -1,5 +1,7 @@
-//! Client configuration: the builder and the retry policy.
+//! Client configuration: the builder, the retry policy, TLS trust and proxies.
 
+use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::client::Client;
@@ -9,6 +11,16 @@ use crate::{AggregatorId, Secret};
 /// Default limit of a response body: ten pages of 100 transactions are well
 /// under it; anything bigger is a server fault, not data.
 pub const DEFAULT_MAX_BODY: u64 = 8 * 1024 * 1024;
+
+/// The environment variable with the base URL ([`ClientBuilder::from_env`]).
+pub const ENV_BASE_URL: &str = "AGGPAY_BASE_URL";
+/// The environment variable with the aggregator id.
+pub const ENV_AGGREGATOR_ID: &str = "AGGPAY_AGGREGATOR_ID";
+/// The environment variable with the access key secret.
+pub const ENV_SECRET_KEY: &str = "AGGPAY_SECRET_KEY";
+/// The environment variable with the path of a PEM file of CA certificates
+/// to trust instead of the bundled roots (a staging behind a private CA).
+pub const ENV_CA_CERT: &str = "AGGPAY_CA_CERT";
 
 /// When and how often idempotent requests are retried.
 ///
@@ -21,9 +33,12 @@ pub const DEFAULT_MAX_BODY: u64 = 8 * 1024 * 1024;
 /// use std::time::Duration;
 /// use aggpay::RetryPolicy;
 ///
-/// let policy = RetryPolicy::new().max_attempts(5).base_delay(Duration::from_millis(100));
-/// assert_eq!(policy.get_max_attempts(), 5);
-/// assert_eq!(RetryPolicy::none().get_max_attempts(), 1);
+/// let policy = RetryPolicy::builder()
+///     .max_attempts(5)
+///     .base_delay(Duration::from_millis(100))
+///     .build();
+/// assert_eq!(policy.max_attempts(), 5);
+/// assert_eq!(RetryPolicy::none().max_attempts(), 1);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -58,34 +73,29 @@ impl RetryPolicy {
         }
     }
 
-    /// Attempts in all, the first included (at least 1).
-    pub fn max_attempts(mut self, attempts: u32) -> Self {
-        self.max_attempts = attempts.max(1);
-        self
+    /// A policy built from the default.
+    pub fn builder() -> RetryPolicyBuilder {
+        RetryPolicyBuilder(Self::default())
+    }
+
+    /// Attempts in all, the first included.
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
     }
 
     /// The delay scale of the first retry.
-    pub fn base_delay(mut self, delay: Duration) -> Self {
-        self.base_delay = delay;
-        self
+    pub fn base_delay(&self) -> Duration {
+        self.base_delay
     }
 
     /// The largest backoff delay.
-    pub fn max_delay(mut self, delay: Duration) -> Self {
-        self.max_delay = delay;
-        self
+    pub fn max_delay(&self) -> Duration {
+        self.max_delay
     }
 
-    /// The longest `Retry-After` honoured; a server asking for more gets
-    /// its error returned instead of a long sleep.
-    pub fn max_retry_after(mut self, delay: Duration) -> Self {
-        self.max_retry_after = delay;
-        self
-    }
-
-    /// Attempts in all.
-    pub fn get_max_attempts(&self) -> u32 {
-        self.max_attempts
+    /// The longest `Retry-After` honoured.
+    pub fn max_retry_after(&self) -> Duration {
+        self.max_retry_after
     }
 
     /// The backoff delay before retry `retry` (1 for the first retry), given
@@ -98,28 +108,135 @@ impl RetryPolicy {
         let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
         Duration::from_nanos(if nanos == 0 { 0 } else { random % (nanos + 1) })
     }
+}
 
-    pub(crate) fn retry_after_allowed(&self, wait: Duration) -> bool {
-        wait <= self.max_retry_after
+/// Builds a [`RetryPolicy`].
+#[derive(Debug, Clone)]
+pub struct RetryPolicyBuilder(RetryPolicy);
+
+impl RetryPolicyBuilder {
+    /// Attempts in all, the first included (at least 1; default 4).
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.0.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// The delay scale of the first retry (default 200 ms).
+    pub fn base_delay(mut self, delay: Duration) -> Self {
+        self.0.base_delay = delay;
+        self
+    }
+
+    /// The largest backoff delay (default 10 s).
+    pub fn max_delay(mut self, delay: Duration) -> Self {
+        self.0.max_delay = delay;
+        self
+    }
+
+    /// The longest `Retry-After` honoured (default 60 s); a server asking
+    /// for more gets its error returned instead of a long sleep.
+    pub fn max_retry_after(mut self, delay: Duration) -> Self {
+        self.0.max_retry_after = delay;
+        self
+    }
+
+    /// The policy.
+    pub fn build(self) -> RetryPolicy {
+        self.0
     }
 }
 
-/// Builds a [`Client`].
+/// Which proxy requests go through.
+#[derive(Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProxyConfig {
+    /// The proxy of the environment (the default): the first of
+    /// `ALL_PROXY`, `HTTPS_PROXY` and `HTTP_PROXY` that is set (lowercase
+    /// names too), bypassed for the hosts of `NO_PROXY`. HTTPS goes through
+    /// an HTTP `CONNECT` tunnel, so the proxy never sees the key.
+    #[default]
+    FromEnv,
+    /// No proxy, whatever the environment says.
+    Direct,
+    /// This HTTP proxy, such as `http://proxy.internal:3128` (credentials
+    /// in the URL are allowed and never printed).
+    Url(Secret),
+}
+
+impl fmt::Debug for ProxyConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProxyConfig::FromEnv => f.write_str("FromEnv"),
+            ProxyConfig::Direct => f.write_str("Direct"),
+            ProxyConfig::Url(url) => f
+                .debug_tuple("Url")
+                .field(&redact_userinfo(url.expose()))
+                .finish(),
+        }
+    }
+}
+
+/// A proxy URL fit to print: `user:password@` becomes `<redacted>@`.
+fn redact_userinfo(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((_, host)) => format!("{scheme}://<redacted>@{host}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+/// Where CA certificates come from.
+#[derive(Clone)]
+enum CaSource {
+    Pem(Vec<u8>),
+    File(PathBuf),
+}
+
+impl fmt::Debug for CaSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaSource::Pem(pem) => write!(f, "Pem({} bytes)", pem.len()),
+            CaSource::File(path) => f.debug_tuple("File").field(path).finish(),
+        }
+    }
+}
+
+/// Builds a [`Client`]. Settings are checked by [`ClientBuilder::build`].
 ///
 /// ```no_run
 /// use std::time::Duration;
 /// use aggpay::{Client, RetryPolicy};
 ///
-/// let client = Client::builder("https://api.example.com/pay", "agg_123", "secret")
+/// let client = Client::builder("https://staging.example.com/pay", "agg_123", "secret")
 ///     .timeout(Duration::from_secs(20))
-///     .retry(RetryPolicy::new().max_attempts(3))
+///     .retry(RetryPolicy::builder().max_attempts(3).build())
+///     .ca_certificate_file("/etc/aggpay/staging-ca.pem")
 ///     .build()?;
 /// # Ok::<(), aggpay::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct ClientBuilder {
+    base_url: String,
+    aggregator_id: String,
+    secret: Secret,
+    timeout_connect: Duration,
+    timeout: Duration,
+    max_body: u64,
+    retry: RetryPolicy,
+    max_pages: u64,
+    ca: Vec<CaSource>,
+    #[cfg(feature = "platform-verifier")]
+    platform_verifier: bool,
+    proxy: ProxyConfig,
+}
+
+/// The checked settings a [`Client`] runs with.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
     pub(crate) base_url: String,
-    pub(crate) aggregator_id: String,
+    pub(crate) aggregator_id: AggregatorId,
     pub(crate) secret: Secret,
     pub(crate) timeout_connect: Duration,
     pub(crate) timeout: Duration,
@@ -143,10 +260,42 @@ impl ClientBuilder {
             max_body: DEFAULT_MAX_BODY,
             retry: RetryPolicy::default(),
             max_pages: 1_000_000,
+            ca: Vec::new(),
+            #[cfg(feature = "platform-verifier")]
+            platform_verifier: false,
+            proxy: ProxyConfig::FromEnv,
         }
     }
 
-    /// Time allowed to open a connection (default 10 s).
+    /// A builder from the environment: [`ENV_BASE_URL`],
+    /// [`ENV_AGGREGATOR_ID`] and [`ENV_SECRET_KEY`] (required), and
+    /// [`ENV_CA_CERT`] (optional). Proxies come from the environment by
+    /// default ([`ProxyConfig::FromEnv`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the first missing variable.
+    pub fn from_env() -> Result<Self, Error> {
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    pub(crate) fn from_vars(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, Error> {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let var = |name: &str| {
+            get(name)
+                .ok_or_else(|| Error::Config(format!("environment variable {name} is not set")))
+        };
+        let base = var(ENV_BASE_URL)?;
+        let aggregator = var(ENV_AGGREGATOR_ID)?;
+        let secret = Secret::new(var(ENV_SECRET_KEY)?);
+        let mut builder = Self::new(base, aggregator, secret);
+        if let Some(path) = get(ENV_CA_CERT) {
+            builder = builder.ca_certificate_file(path);
+        }
+        Ok(builder)
+    }
+
+    /// Time allowed to open a connection, TLS included (default 10 s).
     pub fn timeout_connect(mut self, timeout: Duration) -> Self {
         self.timeout_connect = timeout;
         self
@@ -178,26 +327,147 @@ impl ClientBuilder {
         self
     }
 
+    /// Trusts the CA certificates of this PEM text (one or more
+    /// `CERTIFICATE` blocks) instead of the bundled Mozilla roots, as
+    /// `curl --cacert` does: for a staging server behind a private CA.
+    /// Repeatable; checked by [`ClientBuilder::build`].
+    pub fn ca_certificates_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.ca.push(CaSource::Pem(pem.into()));
+        self
+    }
+
+    /// Like [`ClientBuilder::ca_certificates_pem`], from a file read by
+    /// [`ClientBuilder::build`].
+    pub fn ca_certificate_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.ca.push(CaSource::File(path.into()));
+        self
+    }
+
+    /// Verifies certificates with the operating system's verifier and
+    /// trust store instead of the bundled Mozilla roots: for a private CA
+    /// installed system-wide. Needs the `platform-verifier` feature.
+    #[cfg(feature = "platform-verifier")]
+    pub fn platform_verifier(mut self, enabled: bool) -> Self {
+        self.platform_verifier = enabled;
+        self
+    }
+
+    /// Which proxy to use (default [`ProxyConfig::FromEnv`]).
+    pub fn proxy(mut self, proxy: ProxyConfig) -> Self {
+        self.proxy = proxy;
+        self
+    }
+
     /// Validates the configuration and builds the client.
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for a base URL that is not `http://` or `https://`,
+    /// [`Error::Config`] for a base URL that [`rules::parse_base_url`]
+    /// refuses, a zero timeout, a CA file that cannot be read or holds no
+    /// certificate, or a proxy URL that is not one;
     /// [`Error::InvalidInput`] for an aggregator id without `agg_`.
+    ///
+    /// [`rules::parse_base_url`]: crate::rules::parse_base_url
     pub fn build(self) -> Result<Client, Error> {
-        let base = self.base_url.trim().trim_end_matches('/').to_owned();
-        let valid_scheme = ["http://", "https://"]
-            .iter()
-            .any(|s| base.len() > s.len() && base[..s.len()].eq_ignore_ascii_case(s));
-        if !valid_scheme || base.contains(['?', '#', ' ']) {
-            return Err(Error::Config(format!(
-                "base url `{}` must be an http:// or https:// address without query or fragment",
-                crate::id::excerpt(&base)
-            )));
+        let base_url = crate::rules::parse_base_url(&self.base_url).map_err(|why| {
+            Error::Config(format!(
+                "the base url `{}` {why}",
+                crate::util::excerpt(&self.base_url, 80)
+            ))
+        })?;
+        let aggregator_id = AggregatorId::parse(self.aggregator_id.as_str())?;
+        if self.timeout.is_zero() || self.timeout_connect.is_zero() {
+            return Err(Error::Config("timeouts must be above zero".into()));
         }
-        let aggregator = AggregatorId::parse(self.aggregator_id.as_str())?;
-        Ok(Client::from_parts(base, aggregator, self))
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            // The API never redirects; following one would send the key to
+            // wherever the Location header points.
+            .max_redirects(0)
+            .timeout_connect(Some(self.timeout_connect))
+            .timeout_global(Some(self.timeout))
+            .user_agent(concat!(
+                "aggpay/",
+                env!("CARGO_PKG_VERSION"),
+                " (rust; ureq)"
+            ))
+            .tls_config(self.tls()?)
+            .proxy(self.proxy_setting()?)
+            .build()
+            .new_agent();
+        let settings = Settings {
+            base_url,
+            aggregator_id,
+            secret: self.secret,
+            timeout_connect: self.timeout_connect,
+            timeout: self.timeout,
+            max_body: self.max_body,
+            retry: self.retry,
+            max_pages: self.max_pages,
+        };
+        Ok(Client::from_parts(agent, settings))
     }
+
+    fn tls(&self) -> Result<ureq::tls::TlsConfig, Error> {
+        let mut tls = ureq::tls::TlsConfig::builder();
+        let mut roots = Vec::new();
+        for source in &self.ca {
+            roots.extend(read_ca(source)?);
+        }
+        #[cfg(feature = "platform-verifier")]
+        if self.platform_verifier {
+            if !roots.is_empty() {
+                return Err(Error::Config(
+                    "choose CA certificates or the platform verifier, not both".into(),
+                ));
+            }
+            tls = tls.root_certs(ureq::tls::RootCerts::PlatformVerifier);
+        }
+        if !roots.is_empty() {
+            tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&roots));
+        }
+        Ok(tls.build())
+    }
+
+    fn proxy_setting(&self) -> Result<Option<ureq::Proxy>, Error> {
+        match &self.proxy {
+            ProxyConfig::FromEnv => Ok(ureq::Proxy::try_from_env()),
+            ProxyConfig::Direct => Ok(None),
+            ProxyConfig::Url(url) => ureq::Proxy::new(url.expose()).map(Some).map_err(|e| {
+                Error::Config(format!(
+                    "the proxy `{}` is not usable: {e}",
+                    crate::util::excerpt(&redact_userinfo(url.expose()), 80)
+                ))
+            }),
+        }
+    }
+}
+
+/// The certificates of one CA source; an error names the file.
+fn read_ca(source: &CaSource) -> Result<Vec<ureq::tls::Certificate<'static>>, Error> {
+    let (pem, origin) = match source {
+        CaSource::Pem(pem) => (pem.clone(), "the CA PEM".to_owned()),
+        CaSource::File(path) => {
+            let origin = format!("the CA file {}", path.display());
+            let pem = std::fs::read(path)
+                .map_err(|e| Error::Config(format!("cannot read {origin}: {e}")))?;
+            (pem, origin)
+        }
+    };
+    let mut certs = Vec::new();
+    for item in ureq::tls::parse_pem(&pem) {
+        match item {
+            Ok(ureq::tls::PemItem::Certificate(cert)) => certs.push(cert),
+            Ok(_) => {}
+            Err(e) => return Err(Error::Config(format!("{origin} is not valid PEM: {e}"))),
+        }
+    }
+    if certs.is_empty() {
+        return Err(Error::Config(format!(
+            "{origin} holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
+        )));
+    }
+    Ok(certs)
 }
 
 #[cfg(test)]
@@ -206,9 +476,10 @@ mod tests {
 
     #[test]
     fn backoff_is_full_jitter_under_a_cap() {
-        let p = RetryPolicy::new()
+        let p = RetryPolicy::builder()
             .base_delay(Duration::from_millis(100))
-            .max_delay(Duration::from_secs(1));
+            .max_delay(Duration::from_secs(1))
+            .build();
         assert_eq!(p.backoff(1, 0), Duration::ZERO);
         assert_eq!(
             p.backoff(1, u64::MAX),
@@ -234,18 +505,85 @@ mod tests {
                 "{good}"
             );
         }
-        for bad in ["", "ftp://x", "127.0.0.1:80", "http://", "http://x?y=1"] {
-            assert!(
-                matches!(
-                    ClientBuilder::new(bad, "agg_1", "k").build(),
-                    Err(Error::Config(_))
-                ),
-                "{bad}"
-            );
+        for bad in [
+            "",
+            "ftp://x",
+            "127.0.0.1:80",
+            "http://",
+            "http://x?y=1",
+            // Non-ASCII used to panic on a byte slice.
+            "ñ",
+            "ñttp://x",
+            "https://bücher.example",
+            "é://x",
+        ] {
+            let err = ClientBuilder::new(bad, "agg_1", "k").build().unwrap_err();
+            assert!(matches!(err, Error::Config(_)), "{bad}: {err:?}");
         }
         assert!(matches!(
             ClientBuilder::new("http://x", "pm_1", "k").build(),
             Err(Error::InvalidInput { .. })
         ));
+        assert!(matches!(
+            ClientBuilder::new("http://x", "agg_1", "k")
+                .timeout(Duration::ZERO)
+                .build(),
+            Err(Error::Config(_))
+        ));
+    }
+
+    #[test]
+    fn ca_sources_are_checked_and_named() {
+        let err = ClientBuilder::new("https://x", "agg_1", "k")
+            .ca_certificate_file("/nonexistent/ca.pem")
+            .build()
+            .unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/ca.pem"), "{err}");
+        let err = ClientBuilder::new("https://x", "agg_1", "k")
+            .ca_certificates_pem("not a certificate")
+            .build()
+            .unwrap_err();
+        assert!(err.to_string().contains("no PEM certificate"), "{err}");
+    }
+
+    #[test]
+    fn from_env_reads_the_ca_and_names_what_is_missing() {
+        let vars = |present: &'static [&'static str]| {
+            move |name: &str| present.contains(&name).then(|| format!("{name}_value"))
+        };
+        let err = ClientBuilder::from_vars(vars(&[ENV_BASE_URL, ENV_AGGREGATOR_ID])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "configure the client: environment variable AGGPAY_SECRET_KEY is not set"
+        );
+        let builder = ClientBuilder::from_vars(|name| {
+            Some(match name {
+                ENV_BASE_URL => "http://127.0.0.1:9/api/".to_owned(),
+                ENV_AGGREGATOR_ID => "agg_1".to_owned(),
+                ENV_CA_CERT => "/nowhere/ca.pem".to_owned(),
+                _ => "k".to_owned(),
+            })
+        })
+        .unwrap();
+        let err = builder.build().unwrap_err();
+        assert!(err.to_string().contains("/nowhere/ca.pem"), "{err}");
+    }
+
+    #[test]
+    fn debug_hides_secrets_and_proxy_credentials() {
+        let b = ClientBuilder::new("http://x", "agg_1", "super-secret")
+            .proxy(ProxyConfig::Url(Secret::new(
+                "http://user:hunter2@proxy:3128",
+            )))
+            .ca_certificates_pem("-----BEGIN CERTIFICATE-----");
+        let text = format!("{b:?} {b:#?}");
+        assert!(!text.contains("super-secret"), "{text}");
+        assert!(!text.contains("hunter2"), "{text}");
+        assert!(text.contains("proxy:3128"), "{text}");
+        let err = ClientBuilder::new("http://x", "agg_1", "k")
+            .proxy(ProxyConfig::Url(Secret::new("gopher://u:hunter2@")))
+            .build()
+            .unwrap_err();
+        assert!(!err.to_string().contains("hunter2"), "{err}");
     }
 }

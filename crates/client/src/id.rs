@@ -14,16 +14,7 @@ use crate::rules;
 
 /// Keeps an offending value short and printable inside error messages.
 pub(crate) fn excerpt(value: &str) -> String {
-    const MAX: usize = 64;
-    let mut out: String = value
-        .chars()
-        .take(MAX)
-        .flat_map(char::escape_default)
-        .collect();
-    if value.chars().count() > MAX {
-        out.push('…');
-    }
-    out
+    crate::util::excerpt(value, 64)
 }
 
 macro_rules! prefixed_id {
@@ -237,10 +228,10 @@ impl NumericId {
     ///
     /// [`Error::InvalidInput`] for anything else, or a number above `u64::MAX`.
     pub fn parse(value: &str) -> Result<Self, Error> {
-        if rules::is_numeric_id(value) {
-            if let Ok(n) = value.parse() {
-                return Ok(Self(n));
-            }
+        if rules::is_numeric_id(value)
+            && let Ok(n) = value.parse()
+        {
+            return Ok(Self(n));
         }
         Err(Error::invalid_input(
             "numeric id",

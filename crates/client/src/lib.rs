@@ -11,21 +11,49 @@
 //! ```no_run
 //! use aggpay::{BatchQuery, BatchStatus, Client, Direction, TransactionQuery};
 //!
-//! // AGGPAY_BASE_URL, AGGPAY_AGGREGATOR_ID and AGGPAY_SECRET_KEY.
+//! // AGGPAY_BASE_URL, AGGPAY_AGGREGATOR_ID, AGGPAY_SECRET_KEY (and
+//! // AGGPAY_CA_CERT for a staging server behind a private CA).
 //! let client = Client::from_env()?;
 //!
 //! // Walk every completed batch and every transaction in it, one page in
 //! // memory at a time.
-//! for batch in client.settlement_batches(BatchQuery::new().status(BatchStatus::Completed)) {
+//! let completed = BatchQuery::new().status(BatchStatus::Completed);
+//! for batch in client.settlement_batches(&completed) {
 //!     let batch = batch?;
-//!     let query = TransactionQuery::new().limit(100).direction(Direction::Asc);
-//!     for txn in client.batch_transactions(batch.token.clone(), query) {
+//!     let query = TransactionQuery::new().direction(Direction::Asc);
+//!     for txn in client.batch_transactions(&batch.token, &query) {
 //!         let txn = txn?;
 //!         println!("{} {} {} {}", batch.token, txn.token, txn.net_amount, txn.currency);
 //!     }
 //! }
 //! # Ok::<(), aggpay::Error>(())
 //! ```
+//!
+//! # The shape of the API
+//!
+//! The same few conventions hold for all 17 operations, so that code
+//! written against one reads like code written against any other:
+//!
+//! - **Names.** `get_*` reads one record ([`Client::get_aggregator`]),
+//!   `list_*` fetches one page of a list ([`Client::list_refunds`]), the
+//!   plural noun walks the whole list ([`Client::refunds`]). The two writes
+//!   say what they do ([`Client::rotate_access_key`],
+//!   [`Client::create_report_export`]).
+//! - **Arguments.** Identifiers are typed and borrowed (`&BatchToken`);
+//!   every list and lookup takes a borrowed query value built with setters
+//!   ([`BatchQuery`], [`AccountQuery`], [`TillCodeQuery`], …). A bad
+//!   identifier cannot be built, and a query that cannot be sent faithfully
+//!   is refused with [`Error::InvalidInput`] before any request.
+//! - **Results.** A `get_*` returns the model; a `list_*` returns a
+//!   [`Page`] (records, counts, next cursor); a walk returns [`Pages`], an
+//!   iterator of `Result<T, Error>` that also hands out whole pages and a
+//!   [`WalkPosition`] to resume from.
+//! - **Models** are plain structs with public fields, marked
+//!   `#[non_exhaustive]`: new fields of the API become new fields here
+//!   without breaking your code. Enumerations keep unknown values
+//!   (`Other(String)`).
+//! - **Errors** are one [`Error`] enum; the transport library's errors are
+//!   wrapped ([`TransportError`]) and reachable only as a `source()`.
 //!
 //! # Behaviour
 //!
@@ -35,19 +63,26 @@
 //!   transport error, a timeout, 429 (honouring `Retry-After`, in seconds or
 //!   as an HTTP date) or 500/502/503/504, with exponential backoff and full
 //!   jitter. Key rotation and report-export creation are never retried.
-//! - **Errors** are one [`Error`] enum: [`Error::Api`] carries the status,
-//!   code and message of either error form of the API; other variants tell
-//!   transport failures, timeouts, undecodable bodies (with status and a
-//!   snippet), oversized bodies, invalid input and pagination faults apart.
-//! - **Secrets** are [`Secret`]s: `Debug` and `Display` print `<redacted>`,
-//!   and the key is scrubbed from anything the server echoes into an error.
+//! - **Redirects** are never followed: the API does not redirect, and
+//!   following one would send the key to another address. A 3xx answer is
+//!   [`Error::Redirect`].
+//! - **TLS** trusts the bundled Mozilla roots, or the CA certificates you
+//!   give ([`ClientBuilder::ca_certificate_file`], `AGGPAY_CA_CERT`).
+//!   **Proxies** come from `ALL_PROXY`, `HTTPS_PROXY`, `HTTP_PROXY` and
+//!   `NO_PROXY` unless set otherwise ([`ProxyConfig`]).
+//! - **Secrets** are [`Secret`]s: `Debug` and `Display` print `<redacted>`.
+//!   The key, in any form, and every `secret` field are redacted from
+//!   anything an error quotes, and control characters are escaped.
 //! - **Pagination**: every list has an iterator ([`Pages`]) that fetches
-//!   lazily and stops as the API's rules say, turning a repeated cursor or
-//!   a record served twice into [`Error::Pagination`] instead of looping.
+//!   lazily (cursor walks ask for 100 rows a page), stops as the API's rules
+//!   say, turns a repeated cursor or a record served twice into
+//!   [`Error::Pagination`] instead of looping, and can be checkpointed
+//!   ([`Pages::position`]) and resumed ([`Pages::resume_from`]).
 //!
 //! The [`rules`] module holds the textual rules of the API (prefixes, the
-//! 39-character batch token, paisa strings, timestamps), shared with the
-//! conformance harness.
+//! 39-character batch token, paisa strings, timestamps, the key header),
+//! shared with the conformance harness and the mock server; [`util`] holds
+//! the few helpers the tools share.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -55,24 +90,29 @@
 mod amount;
 mod client;
 mod config;
-mod count;
 mod error;
 mod id;
 mod model;
 mod model_util;
 mod open_enum;
+mod page;
 mod paginate;
 mod query;
+mod redact;
 mod secret;
 mod transport;
+mod wire;
 
 pub mod rules;
+pub mod util;
 
 pub use amount::{Currency, Paisa};
-pub use client::{Client, ENV_AGGREGATOR_ID, ENV_BASE_URL, ENV_SECRET_KEY};
-pub use config::{ClientBuilder, DEFAULT_MAX_BODY, RetryPolicy};
-pub use count::{CursorCount, IntCount, StringCount};
-pub use error::{ApiError, Error, ErrorShape};
+pub use client::{Client, ClientStats};
+pub use config::{
+    ClientBuilder, DEFAULT_MAX_BODY, ENV_AGGREGATOR_ID, ENV_BASE_URL, ENV_CA_CERT, ENV_SECRET_KEY,
+    ProxyConfig, RetryPolicy, RetryPolicyBuilder,
+};
+pub use error::{ApiError, Error, ErrorShape, TransportError};
 pub use id::{
     AccessKeyId, AccessKeyToken, AggregatorId, AggregatorMerchantId, AliasId, BankAccountId,
     BatchToken, DepositorId, ExternalMerchantRef, JobId, KeyId, LedgerAccountId, NumericId,
@@ -80,9 +120,10 @@ pub use id::{
     VaultToken, WebhookToken,
 };
 pub use model::*;
-pub use paginate::{ListRecord, Pages};
+pub use page::Page;
+pub use paginate::{ListRecord, Pages, WalkPosition};
 pub use query::{
     AccountQuery, BatchQuery, Direction, KeyQuery, MerchantQuery, QrCodeQuery, RailMerchantQuery,
-    RefundQuery, TransactionQuery, WebhookQuery,
+    RefundQuery, TillCodeQuery, TransactionQuery, WebhookQuery,
 };
 pub use secret::Secret;

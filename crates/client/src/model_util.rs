@@ -28,3 +28,17 @@ pub(crate) mod empty_as_none {
         }
     }
 }
+
+/// A `u64` written as a numeric string (`record_count`, `file_size`); read
+/// from a numeric string or, tolerantly, a JSON integer.
+pub(crate) mod numeric_string {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(value)
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+        crate::wire::Count::deserialize(deserializer).map(|c| c.0)
+    }
+}

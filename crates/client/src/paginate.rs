@@ -1,4 +1,5 @@
-//! Iterators that walk the lists page by page, in constant memory.
+//! Iterators that walk the lists page by page, in constant memory, and can
+//! stop and resume.
 //!
 //! A walk holds one page at a time. Cursor walks check that ids strictly
 //! move in the walk's direction, which catches a repeated cursor or record
@@ -8,28 +9,25 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::fmt;
+use std::str::FromStr;
 
 use crate::NumericId;
 use crate::error::Error;
+use crate::page::Page;
 use crate::query::Direction;
 
-/// Page size a walk asks for when the query sets none: the largest allowed.
+/// Page size a walk asks for when the query sets none: the largest API.md
+/// allows for cursor lists, and WIRE.md's for offset lists.
 pub(crate) const WALK_PAGE: u32 = 100;
 
-/// A fetched page: its rows and where the next page starts.
-pub(crate) struct Page<T> {
-    pub(crate) rows: Vec<T>,
-    /// The cursor of the next page (cursor lists) or the list's count
-    /// (offset lists).
-    pub(crate) next: PageNext,
+/// Where a fetch starts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum At<'a> {
+    Cursor(Option<&'a str>),
+    Offset(u64),
 }
 
-pub(crate) enum PageNext {
-    Cursor(String),
-    Count(u64),
-}
-
-pub(crate) type Fetch<T> = Box<dyn FnMut(Option<&str>, u64) -> Result<Page<T>, Error> + Send>;
+pub(crate) type Fetch<T> = Box<dyn FnMut(At<'_>) -> Result<Page<T>, Error> + Send>;
 
 mod sealed {
     pub trait Sealed {}
@@ -46,24 +44,151 @@ pub trait ListRecord: sealed::Sealed {
     fn identity(&self) -> String;
 }
 
-/// How the walk moves.
-enum Mode {
+/// Where a walk stands: save it after a page, and a new walk (in another
+/// process, after a crash) continues from there with
+/// [`Pages::resume_from`], with no record lost or repeated.
+///
+/// It is a short string ([`Display`](fmt::Display) and
+/// [`FromStr`]), meant to be stored next to the records of the page it
+/// follows, in one transaction.
+///
+/// - A cursor walk's position is the cursor of the page it is on and the
+///   id of the last record it yielded. Resuming fetches that page again
+///   and skips what was already yielded, so a position taken at the end of
+///   an ascending walk also picks up records added since.
+/// - An offset walk's position is the number of records before the next
+///   one to yield.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WalkPosition(Position);
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Position {
     Cursor {
         direction: Direction,
-        effective_limit: u64,
         cursor: Option<String>,
         last_id: Option<u64>,
     },
     Offset {
-        limit: u64,
         offset: u64,
+    },
+}
+
+impl fmt::Display for WalkPosition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Position::Cursor {
+                direction,
+                cursor,
+                last_id,
+            } => {
+                let last = last_id.map_or_else(|| "-".to_owned(), |id| id.to_string());
+                write!(
+                    f,
+                    "cursor:{}:{last}:{}",
+                    direction.as_str(),
+                    cursor.as_deref().unwrap_or("")
+                )
+            }
+            Position::Offset { offset } => write!(f, "offset:{offset}"),
+        }
+    }
+}
+
+impl FromStr for WalkPosition {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let bad = || {
+            Error::invalid_input(
+                "walk position",
+                format!(
+                    "`{}` is not a position this crate wrote",
+                    crate::util::excerpt(s, 80)
+                ),
+            )
+        };
+        if let Some(n) = s.strip_prefix("offset:") {
+            let offset = n.parse().map_err(|_| bad())?;
+            return Ok(Self(Position::Offset { offset }));
+        }
+        let rest = s.strip_prefix("cursor:").ok_or_else(bad)?;
+        // The cursor comes last: it is the server's text and may hold ':'.
+        let mut parts = rest.splitn(3, ':');
+        let (Some(direction), Some(last), Some(cursor)) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad());
+        };
+        let direction = match direction {
+            "ASC" => Direction::Asc,
+            "DESC" => Direction::Desc,
+            _ => return Err(bad()),
+        };
+        let last_id = match last {
+            "-" => None,
+            n => Some(n.parse().map_err(|_| bad())?),
+        };
+        let cursor = Some(cursor.to_owned()).filter(|c| !c.is_empty());
+        Ok(Self(Position::Cursor {
+            direction,
+            cursor,
+            last_id,
+        }))
+    }
+}
+
+/// How the walk moves.
+enum Mode {
+    Cursor {
+        direction: Direction,
+        /// Rows a full page holds (0 or absent asked: 30; at most 100).
+        effective_limit: u64,
+        /// The cursor of the next fetch.
+        next: Option<String>,
+        /// The cursor the buffered (or last) page was fetched with.
+        page_cursor: Option<String>,
+        /// The last id accepted from the server, for the order check.
+        last_fetched: Option<u64>,
+        /// The last id handed to the caller.
+        last_yielded: Option<u64>,
+        /// After a resume: rows up to this id were already yielded.
+        skip_through: Option<u64>,
+    },
+    Offset {
+        limit: u64,
+        /// The offset of the next fetch.
+        next: u64,
+        /// The offset of the buffered page, and how much of it was yielded.
+        page_offset: u64,
+        yielded_in_page: u64,
         seen: HashSet<String>,
     },
 }
 
 /// A lazy walk over every row of a list, yielding `Result<T, Error>`.
 ///
-/// After the first error the walk ends. Rows already yielded stay valid.
+/// After the first error the walk ends. Rows already yielded stay valid,
+/// and [`Pages::position`] tells where a new walk can resume.
+///
+/// ```no_run
+/// use aggpay::{Client, Direction, TransactionQuery, WalkPosition};
+///
+/// # fn save(_: &[aggpay::Transaction], _: &str) {}
+/// # fn saved() -> Option<String> { None }
+/// # let client = Client::from_env()?;
+/// # let batch: aggpay::BatchToken = "sb_0f8fad5b-d9cb-469f-a165-70867728950e".parse()?;
+/// let query = TransactionQuery::new().direction(Direction::Asc);
+/// let mut walk = client.batch_transactions(&batch, &query);
+/// if let Some(text) = saved() {
+///     walk = walk.resume_from(&text.parse::<WalkPosition>()?)?;
+/// }
+/// while let Some(page) = walk.next_page() {
+///     // Commit the rows and the position together: a crash between
+///     // pages loses nothing and repeats nothing.
+///     save(&page?, &walk.position().to_string());
+/// }
+/// # Ok::<(), aggpay::Error>(())
+/// ```
 pub struct Pages<T> {
     fetch: Fetch<T>,
     mode: Mode,
@@ -96,27 +221,30 @@ impl<T: ListRecord> Pages<T> {
             None | Some(0) => 30,
             Some(n) => u64::from(n.min(100)),
         };
-        let cursor = start.filter(|c| !c.is_empty() && c != "0");
-        let last_id = cursor.as_deref().and_then(|c| c.parse().ok());
+        let start = start.filter(|c| !c.is_empty() && c != "0");
         Self::new(
             fetch,
             Mode::Cursor {
                 direction,
                 effective_limit,
-                cursor,
-                last_id,
+                next: start.clone(),
+                page_cursor: start,
+                last_fetched: None,
+                last_yielded: None,
+                skip_through: None,
             },
             max_pages,
         )
     }
 
-    pub(crate) fn offset(limit: Option<u32>, offset: u64, max_pages: u64, fetch: Fetch<T>) -> Self {
-        let limit = u64::from(limit.filter(|l| *l > 0).unwrap_or(WALK_PAGE));
+    pub(crate) fn offset(limit: u32, offset: u64, max_pages: u64, fetch: Fetch<T>) -> Self {
         Self::new(
             fetch,
             Mode::Offset {
-                limit,
-                offset,
+                limit: u64::from(limit.max(1)),
+                next: offset,
+                page_offset: offset,
+                yielded_in_page: 0,
                 seen: HashSet::new(),
             },
             max_pages,
@@ -134,14 +262,161 @@ impl<T: ListRecord> Pages<T> {
         }
     }
 
-    fn fail(&mut self, message: String) -> Option<Result<T, Error>> {
-        self.done = true;
+    /// Continues a walk from a position an earlier walk of the same list
+    /// and query gave ([`Pages::position`]). Call it before iterating.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] when the position belongs to another kind of
+    /// list (cursor or offset) or to a walk in the other direction.
+    pub fn resume_from(mut self, position: &WalkPosition) -> Result<Self, Error> {
         self.buffer.clear();
-        Some(Err(Error::Pagination(message)))
+        self.done = false;
+        match (&mut self.mode, &position.0) {
+            (
+                Mode::Cursor {
+                    direction,
+                    next,
+                    page_cursor,
+                    last_fetched,
+                    last_yielded,
+                    skip_through,
+                    ..
+                },
+                Position::Cursor {
+                    direction: saved,
+                    cursor,
+                    last_id,
+                },
+            ) => {
+                if direction != saved {
+                    return Err(Error::invalid_input(
+                        "walk position",
+                        format!(
+                            "it was taken in a {} walk; this walk is {}",
+                            saved.as_str(),
+                            direction.as_str()
+                        ),
+                    ));
+                }
+                next.clone_from(cursor);
+                page_cursor.clone_from(cursor);
+                *last_fetched = *last_id;
+                *last_yielded = *last_id;
+                *skip_through = *last_id;
+            }
+            (
+                Mode::Offset {
+                    next,
+                    page_offset,
+                    yielded_in_page,
+                    seen,
+                    ..
+                },
+                Position::Offset { offset },
+            ) => {
+                *next = *offset;
+                *page_offset = *offset;
+                *yielded_in_page = 0;
+                seen.clear();
+            }
+            _ => {
+                return Err(Error::invalid_input(
+                    "walk position",
+                    "it belongs to the other kind of list (cursor or offset)",
+                ));
+            }
+        }
+        Ok(self)
     }
 
-    /// Fetches the next page into the buffer; `Ok(false)` at the end.
-    fn refill(&mut self) -> Result<bool, Error> {
+    /// Where this walk stands: a new walk resumed from it yields exactly
+    /// the records this one has not yielded yet. Exact at any point; at a
+    /// page boundary (after [`Pages::next_page`]) it also costs no page
+    /// fetched twice for offset lists.
+    pub fn position(&self) -> WalkPosition {
+        WalkPosition(match &self.mode {
+            Mode::Cursor {
+                direction,
+                next,
+                page_cursor,
+                last_yielded,
+                ..
+            } => {
+                let at_boundary = self.buffer.is_empty() && !self.done;
+                Position::Cursor {
+                    direction: *direction,
+                    cursor: if at_boundary {
+                        next.clone()
+                    } else {
+                        page_cursor.clone()
+                    },
+                    last_id: *last_yielded,
+                }
+            }
+            Mode::Offset {
+                next,
+                page_offset,
+                yielded_in_page,
+                ..
+            } => Position::Offset {
+                offset: if self.buffer.is_empty() {
+                    *next
+                } else {
+                    page_offset + yielded_in_page
+                },
+            },
+        })
+    }
+
+    /// Pages fetched so far.
+    pub fn pages_fetched(&self) -> u64 {
+        self.pages
+    }
+
+    /// The rest of the current page, or the next page: one call, one
+    /// fetch at most. `None` at the end; afterwards
+    /// [`position`](Pages::position) is at a page boundary.
+    pub fn next_page(&mut self) -> Option<Result<Vec<T>, Error>> {
+        loop {
+            if !self.buffer.is_empty() {
+                let rows: Vec<T> = self.buffer.drain(..).collect();
+                if let Some(last) = rows.last() {
+                    self.yielded(last, rows.len() as u64);
+                }
+                return Some(Ok(rows));
+            }
+            if self.done {
+                return None;
+            }
+            if let Err(err) = self.refill() {
+                return Some(Err(self.fail(err)));
+            }
+        }
+    }
+
+    fn fail(&mut self, err: Error) -> Error {
+        self.done = true;
+        self.buffer.clear();
+        err
+    }
+
+    /// Notes that `count` rows up to `last` were handed to the caller.
+    fn yielded(&mut self, last: &T, count: u64) {
+        match &mut self.mode {
+            Mode::Cursor { last_yielded, .. } => {
+                if let Some(id) = last.order_id() {
+                    *last_yielded = Some(id.get());
+                }
+            }
+            Mode::Offset {
+                yielded_in_page, ..
+            } => *yielded_in_page += count,
+        }
+    }
+
+    /// Fetches the next page into the buffer; marks the walk done at the end.
+    fn refill(&mut self) -> Result<(), Error> {
         if self.pages >= self.max_pages {
             return Err(Error::Pagination(format!(
                 "the list did not end within {} pages",
@@ -149,79 +424,86 @@ impl<T: ListRecord> Pages<T> {
             )));
         }
         self.pages += 1;
-        let (cursor, offset) = match &self.mode {
-            Mode::Cursor { cursor, .. } => (cursor.clone(), 0),
-            Mode::Offset { offset, .. } => (None, *offset),
-        };
-        let page = (self.fetch)(cursor.as_deref(), offset)?;
-        let n = page.rows.len() as u64;
-        if n == 0 {
-            return Ok(false);
-        }
-        match (&mut self.mode, page.next) {
-            (
-                Mode::Cursor {
-                    direction,
-                    effective_limit,
-                    cursor,
-                    last_id,
-                },
-                PageNext::Cursor(next),
-            ) => {
-                for row in &page.rows {
+        match &mut self.mode {
+            Mode::Cursor {
+                direction,
+                effective_limit,
+                next,
+                page_cursor,
+                last_fetched,
+                skip_through,
+                ..
+            } => {
+                let asked = next.clone();
+                let page = (self.fetch)(At::Cursor(asked.as_deref()))?;
+                *page_cursor = asked.clone();
+                let n = page.items.len() as u64;
+                let skip = skip_through.take();
+                let forward = |id: u64, than: u64| match direction {
+                    Direction::Asc => id > than,
+                    Direction::Desc => id < than,
+                };
+                let mut rows = Vec::with_capacity(page.items.len());
+                for row in page.items {
                     let Some(id) = row.order_id().map(NumericId::get) else {
+                        rows.push(row);
                         continue;
                     };
-                    if let Some(prev) = *last_id {
-                        let forward = match direction {
-                            Direction::Asc => id > prev,
-                            Direction::Desc => id < prev,
-                        };
-                        if !forward {
-                            return Err(Error::Pagination(format!(
-                                "record {id} came after {prev} in a {} walk: a repeated cursor or record",
-                                direction.as_str()
-                            )));
-                        }
+                    // After a resume the page is fetched again: what was
+                    // already yielded is skipped, not an error.
+                    if skip.is_some_and(|s| !forward(id, s)) {
+                        continue;
                     }
-                    *last_id = Some(id);
+                    if let Some(prev) = *last_fetched
+                        && !forward(id, prev)
+                    {
+                        return Err(Error::Pagination(format!(
+                            "record {id} came after {prev} in a {} walk: a repeated cursor or record",
+                            direction.as_str()
+                        )));
+                    }
+                    *last_fetched = Some(id);
+                    rows.push(row);
                 }
-                let ended = n < *effective_limit || next.is_empty() || next == "0";
-                if !ended && cursor.as_deref() == Some(next.as_str()) {
+                let cursor = page.next_cursor.filter(|c| c != "0");
+                let ended = n == 0 || n < *effective_limit || cursor.is_none();
+                if !ended && cursor == asked {
                     return Err(Error::Pagination(format!(
-                        "the server repeated cursor {next}"
+                        "the server repeated cursor {}",
+                        crate::util::excerpt(asked.as_deref().unwrap_or(""), 40)
                     )));
                 }
-                *cursor = if ended { None } else { Some(next) };
-                if ended {
-                    self.done = true;
-                }
+                *next = if ended { None } else { cursor };
+                self.done = ended;
+                self.buffer.extend(rows);
             }
-            (
-                Mode::Offset {
-                    limit,
-                    offset,
-                    seen,
-                },
-                PageNext::Count(count),
-            ) => {
-                for row in &page.rows {
+            Mode::Offset {
+                limit,
+                next,
+                page_offset,
+                yielded_in_page,
+                seen,
+            } => {
+                let page = (self.fetch)(At::Offset(*next))?;
+                let n = page.items.len() as u64;
+                for row in &page.items {
                     if !seen.insert(row.identity()) {
                         return Err(Error::Pagination(format!(
                             "record {} was served twice",
-                            row.identity()
+                            crate::util::excerpt(&row.identity(), 60)
                         )));
                     }
                 }
-                *offset += n;
-                if n < *limit && *offset >= count {
-                    self.done = true;
-                }
+                *page_offset = *next;
+                *yielded_in_page = 0;
+                *next += n;
+                // A server may cap pages below the limit: a short page ends
+                // the walk only once the count is reached too.
+                self.done = n == 0 || (n < *limit && *next >= page.count);
+                self.buffer.extend(page.items);
             }
-            _ => return Err(Error::Pagination("internal: page kind mismatch".to_owned())),
         }
-        self.buffer.extend(page.rows);
-        Ok(true)
+        Ok(())
     }
 }
 
@@ -231,19 +513,14 @@ impl<T: ListRecord> Iterator for Pages<T> {
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             if let Some(row) = self.buffer.pop_front() {
+                self.yielded(&row, 1);
                 return Some(Ok(row));
             }
             if self.done {
                 return None;
             }
-            match self.refill() {
-                Ok(true) => {}
-                Ok(false) => self.done = true,
-                Err(Error::Pagination(message)) => return self.fail(message),
-                Err(err) => {
-                    self.done = true;
-                    return Some(Err(err));
-                }
+            if let Err(err) = self.refill() {
+                return Some(Err(self.fail(err)));
             }
         }
     }
@@ -309,48 +586,67 @@ mod tests {
         }
     }
 
-    fn cursor_walk(
-        pages: Vec<(Vec<u64>, &'static str)>,
-        direction: Direction,
-    ) -> Vec<Result<R, Error>> {
+    fn page(rows: Vec<u64>, next: &str, count: u64) -> Page<R> {
+        Page::new(
+            rows.into_iter().map(R).collect(),
+            count,
+            Some(count),
+            Some(next.to_owned()).filter(|n| !n.is_empty()),
+        )
+    }
+
+    fn scripted(pages: Vec<(Vec<u64>, &'static str)>, limit: u32, dir: Direction) -> Pages<R> {
         let mut pages = pages.into_iter();
-        let fetch: Fetch<R> = Box::new(move |_, _| {
+        let fetch: Fetch<R> = Box::new(move |_| {
             let (rows, next) = pages.next().unwrap_or((vec![], ""));
-            Ok(Page {
-                rows: rows.into_iter().map(R).collect(),
-                next: PageNext::Cursor(next.to_owned()),
-            })
+            Ok(page(rows, next, 0))
         });
-        Pages::cursor(Some(2), direction, None, 50, fetch).collect()
+        Pages::cursor(Some(limit), dir, None, 50, fetch)
+    }
+
+    /// A server over ids 1..=n: pages after the cursor, next_cursor the
+    /// last id (WIRE.md's convention); counts the fetches.
+    fn server(n: u64, dir: Direction) -> impl FnMut(At<'_>) -> Result<Page<R>, Error> + Send {
+        move |at| {
+            let At::Cursor(cursor) = at else {
+                unreachable!()
+            };
+            let c: Option<u64> = cursor.map(|c| c.parse().unwrap());
+            let ids: Vec<u64> = match dir {
+                Direction::Asc => (c.map_or(1, |c| c + 1)..=n).take(3).collect(),
+                _ => (1..c.unwrap_or(n + 1)).rev().take(3).collect(),
+            };
+            let next = ids.last().map(u64::to_string).unwrap_or_default();
+            Ok(Page::new(
+                ids.into_iter().map(R).collect(),
+                n,
+                Some(n),
+                Some(next),
+            ))
+        }
     }
 
     #[test]
     fn cursor_walk_ends_on_short_page_or_empty_cursor() {
-        let out = cursor_walk(vec![(vec![9, 8], "8"), (vec![7], "7")], Direction::Desc);
-        assert_eq!(
-            out.into_iter().map(|r| r.unwrap().0).collect::<Vec<_>>(),
-            [9, 8, 7]
-        );
-        let out = cursor_walk(vec![(vec![1, 2], "2"), (vec![3, 4], "")], Direction::Asc);
-        assert_eq!(out.len(), 4);
-        let out = cursor_walk(vec![(vec![1, 2], "2"), (vec![], "")], Direction::Asc);
-        assert_eq!(out.len(), 2);
+        let out = scripted(vec![(vec![9, 8], "8"), (vec![7], "7")], 2, Direction::Desc);
+        assert_eq!(out.map(|r| r.unwrap().0).collect::<Vec<_>>(), [9, 8, 7]);
+        let out = scripted(vec![(vec![1, 2], "2"), (vec![3, 4], "")], 2, Direction::Asc);
+        assert_eq!(out.count(), 4);
+        let out = scripted(vec![(vec![1, 2], "2"), (vec![], "")], 2, Direction::Asc);
+        assert_eq!(out.count(), 2);
     }
 
     #[test]
     fn a_repeated_cursor_or_record_is_an_error_not_a_loop() {
-        let out = cursor_walk(
+        let out: Vec<_> = scripted(
             vec![(vec![9, 8], "8"), (vec![9, 8], "8"), (vec![9, 8], "8")],
+            2,
             Direction::Desc,
-        );
+        )
+        .collect();
         assert_eq!(out.len(), 3);
         assert!(matches!(out[2], Err(Error::Pagination(_))), "{:?}", out[2]);
-        let endless: Fetch<R> = Box::new(|_, _| {
-            Ok(Page {
-                rows: vec![R(1), R(2)],
-                next: PageNext::Cursor("5".into()),
-            })
-        });
+        let endless: Fetch<R> = Box::new(|_| Ok(page(vec![1, 2], "5", 0)));
         let out: Vec<_> = Pages::cursor(Some(2), Direction::Asc, None, 50, endless).collect();
         assert!(matches!(out.last(), Some(Err(Error::Pagination(_)))));
         assert!(out.len() <= 4);
@@ -359,53 +655,169 @@ mod tests {
     #[test]
     fn page_budget_bounds_every_walk() {
         let mut next = 0u64;
-        let fetch: Fetch<R> = Box::new(move |_, _| {
+        let fetch: Fetch<R> = Box::new(move |_| {
             next += 2;
-            Ok(Page {
-                rows: vec![R(next - 1), R(next)],
-                next: PageNext::Cursor(next.to_string()),
-            })
+            Ok(page(vec![next - 1, next], "x", 0).with_cursor(next.to_string()))
         });
         let out: Vec<_> = Pages::cursor(Some(2), Direction::Asc, None, 5, fetch).collect();
         assert_eq!(out.len(), 11);
         assert!(matches!(out[10], Err(Error::Pagination(_))));
     }
 
+    impl<T> Page<T> {
+        fn with_cursor(mut self, c: String) -> Self {
+            self.next_cursor = Some(c);
+            self
+        }
+    }
+
     #[test]
     fn offset_walk_uses_the_count_and_catches_duplicates() {
         let data: Vec<u64> = (0..7).collect();
-        let fetch: Fetch<R> = Box::new(move |_, offset| {
-            let rows = data
-                .iter()
-                .skip(offset as usize)
-                .take(3)
-                .map(|v| R(*v))
-                .collect();
-            Ok(Page {
-                rows,
-                next: PageNext::Count(7),
-            })
+        let fetch: Fetch<R> = Box::new(move |at| {
+            let At::Offset(offset) = at else {
+                unreachable!()
+            };
+            let rows = data.iter().skip(offset as usize).take(3).copied().collect();
+            Ok(page(rows, "", 7))
         });
-        let out: Vec<_> = Pages::offset(Some(3), 0, 50, fetch)
+        let out: Vec<_> = Pages::offset(3, 0, 50, fetch)
             .map(|r| r.unwrap().0)
             .collect();
         assert_eq!(out, (0..7).collect::<Vec<_>>());
         // A server capping pages below the asked limit is still walked to the end.
-        let capped: Fetch<R> = Box::new(move |_, offset| {
-            let rows = (offset..(offset + 2).min(7)).map(R).collect();
-            Ok(Page {
-                rows,
-                next: PageNext::Count(7),
-            })
+        let capped: Fetch<R> = Box::new(move |at| {
+            let At::Offset(offset) = at else {
+                unreachable!()
+            };
+            Ok(page((offset..(offset + 2).min(7)).collect(), "", 7))
         });
-        assert_eq!(Pages::offset(Some(3), 0, 50, capped).count(), 7);
-        let stuck: Fetch<R> = Box::new(|_, _| {
-            Ok(Page {
-                rows: vec![R(1)],
-                next: PageNext::Count(9),
-            })
-        });
-        let out: Vec<_> = Pages::offset(Some(3), 0, 50, stuck).collect();
+        assert_eq!(Pages::offset(3, 0, 50, capped).count(), 7);
+        let stuck: Fetch<R> = Box::new(|_| Ok(page(vec![1], "", 9)));
+        let out: Vec<_> = Pages::offset(3, 0, 50, stuck).collect();
         assert!(matches!(out.last(), Some(Err(Error::Pagination(_)))));
+    }
+
+    #[test]
+    fn positions_round_trip_as_text() {
+        for text in [
+            "offset:0",
+            "offset:120",
+            "cursor:ASC:-:",
+            "cursor:DESC:1234:1234",
+            "cursor:ASC:7:opaque:with:colons",
+        ] {
+            let pos: WalkPosition = text.parse().unwrap();
+            assert_eq!(pos.to_string(), text);
+        }
+        for bad in [
+            "",
+            "cursor:",
+            "cursor:UP:1:2",
+            "offset:-1",
+            "cursor:ASC:x:1",
+            "page:3",
+        ] {
+            assert!(bad.parse::<WalkPosition>().is_err(), "{bad}");
+        }
+    }
+
+    /// Stopping anywhere (mid-page or at a page boundary) and resuming in a
+    /// new walk yields every row exactly once, both ways.
+    #[test]
+    fn a_walk_resumes_exactly_where_it_stopped() {
+        for dir in [Direction::Asc, Direction::Desc] {
+            let all: Vec<u64> = Pages::cursor(Some(3), dir, None, 100, Box::new(server(10, dir)))
+                .map(|r| r.unwrap().0)
+                .collect();
+            assert_eq!(all.len(), 10);
+            for stop in 0..=10 {
+                let mut first = Pages::cursor(Some(3), dir, None, 100, Box::new(server(10, dir)));
+                let mut got: Vec<u64> = (&mut first).take(stop).map(|r| r.unwrap().0).collect();
+                let saved = first.position().to_string();
+                let second = Pages::cursor(Some(3), dir, None, 100, Box::new(server(10, dir)))
+                    .resume_from(&saved.parse().unwrap())
+                    .unwrap();
+                got.extend(second.map(|r| r.unwrap().0));
+                assert_eq!(got, all, "{dir:?} stop {stop} at {saved}");
+            }
+            // Page by page.
+            let mut walk = Pages::cursor(Some(3), dir, None, 100, Box::new(server(10, dir)));
+            let first = walk.next_page().unwrap().unwrap();
+            let saved = walk.position();
+            let rest: Vec<u64> = Pages::cursor(Some(3), dir, None, 100, Box::new(server(10, dir)))
+                .resume_from(&saved)
+                .unwrap()
+                .map(|r| r.unwrap().0)
+                .collect();
+            assert_eq!(first.len() + rest.len(), 10);
+        }
+        // The other direction or kind is refused.
+        let walk = Pages::cursor(
+            None,
+            Direction::Asc,
+            None,
+            5,
+            Box::new(server(3, Direction::Asc)),
+        );
+        let desc: WalkPosition = "cursor:DESC:-:".parse().unwrap();
+        assert!(walk.resume_from(&desc).is_err());
+        let walk = Pages::cursor(
+            None,
+            Direction::Asc,
+            None,
+            5,
+            Box::new(server(3, Direction::Asc)),
+        );
+        assert!(walk.resume_from(&"offset:3".parse().unwrap()).is_err());
+    }
+
+    /// A position taken at the end of an ascending walk picks up rows
+    /// added since: an incremental sync.
+    #[test]
+    fn the_end_of_an_ascending_walk_resumes_onto_new_rows() {
+        let mut walk = Pages::cursor(
+            Some(3),
+            Direction::Asc,
+            None,
+            100,
+            Box::new(server(7, Direction::Asc)),
+        );
+        assert_eq!(walk.by_ref().count(), 7);
+        let end = walk.position();
+        let later: Vec<u64> = Pages::cursor(
+            Some(3),
+            Direction::Asc,
+            None,
+            100,
+            Box::new(server(11, Direction::Asc)),
+        )
+        .resume_from(&end)
+        .unwrap()
+        .map(|r| r.unwrap().0)
+        .collect();
+        assert_eq!(later, [8, 9, 10, 11]);
+    }
+
+    #[test]
+    fn offset_positions_resume_mid_page() {
+        let fetch = || -> Fetch<R> {
+            Box::new(move |at| {
+                let At::Offset(offset) = at else {
+                    unreachable!()
+                };
+                Ok(page((offset..(offset + 3).min(8)).collect(), "", 8))
+            })
+        };
+        let mut walk = Pages::offset(3, 0, 50, fetch());
+        let got: Vec<u64> = walk.by_ref().take(4).map(|r| r.unwrap().0).collect();
+        let pos = walk.position();
+        assert_eq!(pos.to_string(), "offset:4");
+        let rest: Vec<u64> = Pages::offset(3, 0, 50, fetch())
+            .resume_from(&pos)
+            .unwrap()
+            .map(|r| r.unwrap().0)
+            .collect();
+        assert_eq!([got, rest].concat(), (0..8).collect::<Vec<_>>());
     }
 }

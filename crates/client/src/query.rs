@@ -17,6 +17,7 @@ pub(crate) type Pairs = Vec<(&'static str, String)>;
 
 /// Sort direction of the cursor lists and the refund list.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Direction {
     /// Ascending numeric id.
     Asc,
@@ -56,7 +57,7 @@ fn comma_list<'a>(
             name,
             format!(
                 "`{}` contains a comma, which this comma-separated filter cannot carry",
-                crate::id::excerpt(bad)
+                crate::util::excerpt(bad, 64)
             ),
         ));
     }
@@ -82,6 +83,8 @@ pub(crate) trait CursorPaging: Clone {
     fn start_cursor(&self) -> Option<String>;
     /// The same query at another cursor.
     fn with_cursor(&self, cursor: Option<String>) -> Self;
+    /// The same query with this page size.
+    fn with_limit(&self, limit: u32) -> Self;
 }
 
 macro_rules! offset_paging {
@@ -152,6 +155,10 @@ macro_rules! cursor_paging {
                     cursor,
                     ..self.clone()
                 }
+            }
+
+            fn with_limit(&self, limit: u32) -> Self {
+                self.clone().limit(limit)
             }
         }
     };
@@ -520,7 +527,7 @@ impl BatchQuery {
                     "status",
                     format!(
                         "`{}` has no filter integer",
-                        crate::id::excerpt(status.as_str())
+                        crate::util::excerpt(status.as_str(), 64)
                     ),
                 )
             })?;
@@ -530,35 +537,78 @@ impl BatchQuery {
     }
 }
 
-/// Query of a batch's transactions (a cursor list).
+/// Query of a batch's rows (a cursor list): its transactions, or its
+/// payouts. Which of the two is the method's choice
+/// ([`Client::list_batch_transactions`], [`Client::list_batch_payouts`]).
+///
+/// [`Client::list_batch_transactions`]: crate::Client::list_batch_transactions
+/// [`Client::list_batch_payouts`]: crate::Client::list_batch_payouts
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TransactionQuery {
     cursor: Option<String>,
     limit: Option<u32>,
     direction: Option<Direction>,
-    only_settlement_txns: Option<bool>,
 }
 
 cursor_paging!(TransactionQuery);
 
 impl TransactionQuery {
-    /// The first page, newest first, 30 rows, payment and refund transactions.
+    /// The first page, newest first, 30 rows (a walk asks for 100).
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// `true` lists settlement payouts instead of transactions.
-    pub fn only_settlement_txns(mut self, only: bool) -> Self {
-        self.only_settlement_txns = Some(only);
-        self
-    }
-
-    pub(crate) fn pairs(&self) -> Result<Pairs, Error> {
+    /// The query string; `payouts` sends `only_settlement_txns=true`.
+    pub(crate) fn pairs(&self, payouts: bool) -> Result<Pairs, Error> {
         let mut p = Pairs::new();
         push_opt(&mut p, "cursor", self.cursor.as_ref());
         push_opt(&mut p, "limit", self.limit);
         push_opt(&mut p, "direction", self.direction.map(Direction::as_str));
-        push_opt(&mut p, "only_settlement_txns", self.only_settlement_txns);
+        if payouts {
+            p.push(("only_settlement_txns", "true".to_owned()));
+        }
+        Ok(p)
+    }
+}
+
+/// Query of the title fetch by till-code alias (`alias_type=TILL_CODE`).
+///
+/// ```
+/// use aggpay::TillCodeQuery;
+///
+/// let query = TillCodeQuery::new("100000001").with_title(true);
+/// # let _ = query;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TillCodeQuery {
+    till_code: String,
+    with_title: Option<bool>,
+}
+
+impl TillCodeQuery {
+    /// Looks up this till code.
+    pub fn new(till_code: impl Into<String>) -> Self {
+        Self {
+            till_code: till_code.into(),
+            with_title: None,
+        }
+    }
+
+    /// Asks for the account title details.
+    pub fn with_title(mut self, with_title: bool) -> Self {
+        self.with_title = Some(with_title);
+        self
+    }
+
+    pub(crate) fn pairs(&self) -> Result<Pairs, Error> {
+        if self.till_code.is_empty() {
+            return Err(Error::invalid_input("till code", "is empty"));
+        }
+        let mut p = vec![
+            ("alias_type", "TILL_CODE".to_owned()),
+            ("alias_value", self.till_code.clone()),
+        ];
+        push_opt(&mut p, "with_title_fetch", self.with_title);
         Ok(p)
     }
 }
@@ -690,15 +740,18 @@ mod tests {
             "status=R_COMPLETED&status=R_FAILED&msg_id=m&start_date=100&direction=ASC"
         );
         assert_eq!(
-            wire(
-                TransactionQuery::new()
-                    .only_settlement_txns(true)
-                    .limit(100)
-                    .pairs()
-                    .unwrap()
-            ),
+            wire(TransactionQuery::new().limit(100).pairs(true).unwrap()),
             "limit=100&only_settlement_txns=true"
         );
+        assert_eq!(
+            wire(TransactionQuery::new().cursor("9").pairs(false).unwrap()),
+            "cursor=9"
+        );
+        assert_eq!(
+            wire(TillCodeQuery::new("7").with_title(false).pairs().unwrap()),
+            "alias_type=TILL_CODE&alias_value=7&with_title_fetch=false"
+        );
+        assert!(TillCodeQuery::new("").pairs().is_err());
         assert_eq!(
             wire(QrCodeQuery::new().qr_type(QrType::Dynamic).pairs().unwrap()),
             "type=DYNAMIC"

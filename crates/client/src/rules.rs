@@ -20,6 +20,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+/// The authentication header of API.md (Authentication 1). Its value is a
+/// secret: never log it.
+pub const KEY_HEADER: &str = "X-PAY-AGGREGATOR-SECRET-KEY";
+
 /// Length in characters of a settlement batch token, prefix included.
 pub const BATCH_TOKEN_LEN: usize = 39;
 
@@ -117,10 +121,129 @@ pub fn is_date(value: &str) -> bool {
     DATE.is_match(value) && value.parse::<jiff::civil::Date>().is_ok()
 }
 
+/// Percent-encodes a path segment or a query component: every byte but
+/// the URL-unreserved ones (`A-Z a-z 0-9 - . _ ~`) becomes `%XX`.
+///
+/// ```
+/// assert_eq!(aggpay::rules::encode_component("a b/c,d~"), "a%20b%2Fc%2Cd~");
+/// ```
+pub fn encode_component(value: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
+    out
+}
+
+/// Checks a base URL (API.md Conventions 1: the service address, its own
+/// path prefix included) and returns it normalised: scheme in lowercase, no
+/// trailing slash.
+///
+/// Refused: another scheme than `http` or `https`, no host, a query or a
+/// fragment, credentials (`user:pass@`, which would end up in logs),
+/// whitespace, control and non-ASCII characters (write an international
+/// host in its punycode form and percent-encode the path).
+///
+/// # Errors
+///
+/// Why the URL is refused, naming the offending part.
+///
+/// ```
+/// use aggpay::rules::parse_base_url;
+///
+/// assert_eq!(parse_base_url("HTTPS://api.example.com/pay/").unwrap(), "https://api.example.com/pay");
+/// assert!(parse_base_url("ftp://api.example.com").is_err());
+/// assert!(parse_base_url("https://api.example.com/?x=1").is_err());
+/// assert!(parse_base_url("https://bücher.example").is_err());
+/// ```
+pub fn parse_base_url(raw: &str) -> Result<String, String> {
+    let trimmed = raw.trim().trim_end_matches('/');
+    if let Some(c) = trimmed.chars().find(|c| !c.is_ascii()) {
+        return Err(format!(
+            "contains the non-ASCII character {c:?}: write the host in its punycode form and percent-encode the path"
+        ));
+    }
+    if trimmed.bytes().any(|b| b.is_ascii_control() || b == b' ') {
+        return Err("contains whitespace or a control character".to_owned());
+    }
+    let (scheme, rest) = trimmed
+        .split_once("://")
+        .ok_or_else(|| "must start with http:// or https://".to_owned())?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return Err(format!(
+            "has the scheme `{scheme}`: it must be http:// or https://"
+        ));
+    }
+    if rest.contains(['?', '#']) {
+        return Err("must not carry a query or a fragment".to_owned());
+    }
+    if rest.contains('\\') {
+        return Err("contains a backslash".to_owned());
+    }
+    let authority = rest.split('/').next().unwrap_or("");
+    if authority.contains('@') {
+        return Err(
+            "must not carry credentials (user:password@): they would be printed with the URL"
+                .to_owned(),
+        );
+    }
+    let normalised = format!("{scheme}://{rest}");
+    let uri: ureq::http::Uri = normalised
+        .parse()
+        .map_err(|e| format!("is not a valid URL: {e}"))?;
+    if uri.host().is_none_or(str::is_empty) {
+        return Err("has no host".to_owned());
+    }
+    Ok(normalised)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn base_urls() {
+        for (raw, want) in [
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+            ("https://x.example/api/", "https://x.example/api"),
+            ("HTTPS://x", "https://x"),
+            ("  http://[::1]:80//  ", "http://[::1]:80"),
+        ] {
+            assert_eq!(parse_base_url(raw).as_deref(), Ok(want), "{raw}");
+        }
+        for bad in [
+            "",
+            "ftp://x",
+            "127.0.0.1:80",
+            "http://",
+            "http://x?y=1",
+            "http://x#f",
+            "http://u:p@x",
+            "http://x y",
+            "http://é.example",
+            "https://x.example/p\u{e9}",
+            "http://x\\y",
+            "http://x/\u{1b}[2J",
+        ] {
+            assert!(parse_base_url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn components_are_encoded() {
+        assert_eq!(encode_component("pm_a-b.c~d"), "pm_a-b.c~d");
+        assert_eq!(encode_component("a/b c"), "a%2Fb%20c");
+        assert_eq!(encode_component("é"), "%C3%A9");
+    }
 
     #[test]
     fn patterns_compile() {

@@ -7,25 +7,35 @@ use serde::de::DeserializeOwned;
 use ureq::http::{HeaderMap, Method};
 
 use crate::client::Inner;
-use crate::error::{ApiError, Error, ErrorShape};
-use crate::model::{ApiErrorBody, Envelope, ErrorEnvelope};
+use crate::error::{ApiError, Error, ErrorShape, TransportError};
 use crate::query::Pairs;
-
-/// The authentication header of API.md.
-pub(crate) const KEY_HEADER: &str = "X-PAY-AGGREGATOR-SECRET-KEY";
-/// How much of a body an error message quotes.
-const SNIPPET: usize = 200;
+use crate::rules::{KEY_HEADER, encode_component};
+use crate::wire::{Envelope, ErrorBody, ErrorEnvelope, RotatedSecret};
 
 /// What to send.
 #[derive(Debug)]
 pub(crate) struct Call<'a> {
     pub(crate) method: Method,
+    /// Below `/v1/aggregators/{aggregator-id}`, segments already encoded.
     pub(crate) path: &'a str,
     pub(crate) query: Pairs,
     pub(crate) body: Option<Vec<u8>>,
+    /// A key rotation: when its answer does not decode, the new secret is
+    /// still looked for and kept in the error.
+    pub(crate) rotation: bool,
 }
 
-impl Call<'_> {
+impl<'a> Call<'a> {
+    pub(crate) fn get(path: &'a str, query: Pairs) -> Self {
+        Self {
+            method: Method::GET,
+            path,
+            query,
+            body: None,
+            rotation: false,
+        }
+    }
+
     /// GETs are idempotent; the rotate PUT and the export POST are not
     /// retried, because a lost answer must not rotate twice or export twice.
     fn idempotent(&self) -> bool {
@@ -52,14 +62,15 @@ impl Inner {
     /// Sends `call`, retrying idempotent requests by the policy, and decodes
     /// the `data` of the success envelope.
     pub(crate) fn execute<T: DeserializeOwned>(&self, call: Call<'_>) -> Result<T, Error> {
-        let policy = &self.config.retry;
+        let policy = &self.settings.retry;
         let attempts = if call.idempotent() {
-            policy.get_max_attempts()
+            policy.max_attempts()
         } else {
             1
         };
         let mut retry = 0;
         loop {
+            self.stats.requests.fetch_add(1, Ordering::Relaxed);
             let failure = match self.attempt::<T>(&call) {
                 Ok(data) => return Ok(data),
                 Err(failure) => failure,
@@ -70,67 +81,83 @@ impl Inner {
             }
             let backoff = policy.backoff(retry, jitter());
             let wait = match failure.retry_after {
-                Some(after) if !policy.retry_after_allowed(after) => return Err(failure.error),
-                Some(after) => after + backoff.min(policy_jitter_cap(after)),
+                Some(after) if after > policy.max_retry_after() => return Err(failure.error),
+                Some(after) => after + backoff.min(jitter_cap(after)),
                 None => backoff,
             };
+            self.stats.retries.fetch_add(1, Ordering::Relaxed);
             std::thread::sleep(wait);
         }
     }
 
-    fn attempt<T: DeserializeOwned>(&self, call: &Call<'_>) -> Result<T, Failure> {
-        let url = format!(
+    /// The full URL of a call: base, aggregator, path and encoded query.
+    fn url(&self, call: &Call<'_>) -> String {
+        let mut url = format!(
             "{}/v1/aggregators/{}{}",
-            self.base_url, self.aggregator_id, call.path
+            self.settings.base_url,
+            encode_component(self.settings.aggregator_id.as_str()),
+            call.path
         );
-        let secret = self.secret.expose();
-        let sent = if call.method == Method::GET {
-            let mut request = self.agent.get(&url);
-            for (k, v) in &call.query {
-                request = request.query(*k, v);
-            }
-            request
-                .header(KEY_HEADER, secret)
-                .header("Accept", "application/json")
-                .call()
-        } else {
-            let mut request = if call.method == Method::PUT {
-                self.agent.put(&url)
-            } else {
-                self.agent.post(&url)
-            };
-            for (k, v) in &call.query {
-                request = request.query(*k, v);
-            }
-            let request = request
-                .header(KEY_HEADER, secret)
-                .header("Accept", "application/json");
-            match &call.body {
-                Some(body) => request
-                    .header("Content-Type", "application/json")
-                    .send(body.as_slice()),
-                None => request.send_empty(),
-            }
-        };
-        let mut response = sent.map_err(|e| self.transport(e))?;
+        for (i, (k, v)) in call.query.iter().enumerate() {
+            url.push(if i == 0 { '?' } else { '&' });
+            url.push_str(&encode_component(k));
+            url.push('=');
+            url.push_str(&encode_component(v));
+        }
+        url
+    }
+
+    fn attempt<T: DeserializeOwned>(&self, call: &Call<'_>) -> Result<T, Failure> {
+        let mut request = ureq::http::Request::builder()
+            .method(call.method.clone())
+            .uri(self.url(call))
+            .header(KEY_HEADER, self.settings.secret.expose())
+            .header("Accept", "application/json");
+        if call.body.is_some() {
+            request = request.header("Content-Type", "application/json");
+        }
+        let body: &[u8] = call.body.as_deref().unwrap_or_default();
+        let request = request.body(body).map_err(|e| {
+            Error::Config(format!(
+                "cannot form a request: {}",
+                self.redactor.text(&e.to_string())
+            ))
+        })?;
+        let mut response = self.agent.run(request).map_err(|e| self.transport(e))?;
         let status = response.status().as_u16();
+        if (300..400).contains(&status) {
+            let location = response
+                .headers()
+                .get("location")
+                .map(|v| self.redactor.text(&String::from_utf8_lossy(v.as_bytes())));
+            return Err(Error::Redirect { status, location }.into());
+        }
         let retry_after = retry_after(response.headers());
         let body = response
             .body_mut()
             .with_config()
-            .limit(self.config.max_body)
+            .limit(self.settings.max_body)
             .read_to_vec()
             .map_err(|e| self.transport(e))?;
+        self.stats
+            .bytes
+            .fetch_add(body.len() as u64, Ordering::Relaxed);
         if (200..300).contains(&status) {
-            match serde_json::from_slice::<Envelope<T>>(&body) {
-                Ok(envelope) => Ok(envelope.data),
-                Err(e) => Err(Error::Decode {
-                    status,
-                    reason: self.scrub(&e.to_string()),
-                    snippet: self.snippet(&body),
-                }
-                .into()),
-            }
+            serde_json::from_slice::<Envelope<T>>(&body)
+                .map(|envelope| envelope.data)
+                .map_err(|e| {
+                    Error::Decode {
+                        status,
+                        reason: self.redactor.text(&e.to_string()),
+                        snippet: self.redactor.snippet(&body),
+                        secret: if call.rotation {
+                            RotatedSecret::find(&body)
+                        } else {
+                            None
+                        },
+                    }
+                    .into()
+                })
         } else {
             Err(Failure {
                 error: self.api_error(status, &body),
@@ -139,69 +166,84 @@ impl Inner {
         }
     }
 
-    /// Maps a ureq error to the crate's, keeping timeouts and body limits apart.
+    /// Maps a ureq error to the crate's, keeping timeouts, body limits and
+    /// TLS failures apart. The ureq error stays reachable as the source.
     fn transport(&self, error: ureq::Error) -> Error {
         match error {
             ureq::Error::Timeout(ureq::Timeout::Connect) => Error::Timeout {
-                after: self.config.timeout_connect,
+                after: self.settings.timeout_connect,
             },
             ureq::Error::Timeout(_) => Error::Timeout {
-                after: self.config.timeout,
+                after: self.settings.timeout,
             },
             ureq::Error::BodyExceedsLimit(limit) => Error::BodyTooLarge { limit },
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => Error::Timeout {
-                after: self.config.timeout,
+                after: self.settings.timeout,
             },
-            other => Error::Transport(Box::new(other)),
+            other => {
+                let tls = is_tls(&other);
+                let message = self.redactor.text(&describe(&other));
+                let error = TransportError::new(message, other);
+                if tls {
+                    Error::Tls(error)
+                } else {
+                    Error::Transport(error)
+                }
+            }
         }
     }
 
     /// Either error form of API.md, or the raw status with a snippet.
     fn api_error(&self, status: u16, body: &[u8]) -> Error {
-        let api = |b: ApiErrorBody, shape| {
+        let api = |b: ErrorBody, shape| {
             Error::Api(ApiError::new(
                 status,
-                self.scrub(&b.code),
-                self.scrub(&b.message),
+                self.redactor.text(&b.code),
+                self.redactor.text(&b.message),
                 shape,
             ))
         };
         if let Ok(envelope) = serde_json::from_slice::<ErrorEnvelope>(body) {
             return api(envelope.error, ErrorShape::Envelope);
         }
-        if let Ok(bare) = serde_json::from_slice::<ApiErrorBody>(body) {
+        if let Ok(bare) = serde_json::from_slice::<ErrorBody>(body) {
             return api(bare, ErrorShape::Bare);
         }
         Error::Status {
             status,
-            snippet: self.snippet(body),
+            snippet: self.redactor.snippet(body),
         }
     }
+}
 
-    /// The start of a body, printable, with the secret scrubbed out.
-    fn snippet(&self, body: &[u8]) -> String {
-        let text = String::from_utf8_lossy(&body[..body.len().min(SNIPPET * 4)]);
-        let mut cut: String = text.chars().take(SNIPPET).collect();
-        if cut.len() < text.len() {
-            cut.push('…');
-        }
-        self.scrub(&cut)
+/// True when the failure is TLS's: a certificate that is not trusted, a
+/// name that does not match, a handshake that failed.
+fn is_tls(error: &ureq::Error) -> bool {
+    match error {
+        ureq::Error::Rustls(_) | ureq::Error::Tls(_) | ureq::Error::Pem(_) => true,
+        ureq::Error::Io(io) => io
+            .get_ref()
+            .is_some_and(|inner| inner.downcast_ref::<rustls::Error>().is_some()),
+        _ => false,
     }
+}
 
-    /// Removes the secret from text the server controls (it could echo it).
-    pub(crate) fn scrub(&self, text: &str) -> String {
-        let secret = self.secret.expose();
-        if secret.is_empty() {
-            text.to_owned()
-        } else {
-            text.replace(secret, "<redacted>")
-        }
+/// A ureq error in words, its inner I/O error included.
+fn describe(error: &ureq::Error) -> String {
+    match error {
+        ureq::Error::Io(io) => match io.get_ref() {
+            Some(inner) => inner.to_string(),
+            None => io.to_string(),
+        },
+        ureq::Error::HostNotFound => "the host name could not be resolved".to_owned(),
+        ureq::Error::ConnectionFailed => "the connection could not be made".to_owned(),
+        other => other.to_string(),
     }
 }
 
 /// A bound on the jitter added to a server-requested wait: a little spread
 /// so that many clients told the same `Retry-After` do not return at once.
-fn policy_jitter_cap(after: Duration) -> Duration {
+fn jitter_cap(after: Duration) -> Duration {
     (after / 10).max(Duration::from_millis(50))
 }
 
@@ -226,10 +268,7 @@ fn jitter() -> u64 {
         .duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    let mut z = STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed) ^ nanos;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    crate::util::splitmix64(STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed) ^ nanos)
 }
 
 #[cfg(test)]
@@ -266,5 +305,66 @@ mod tests {
     fn jitter_varies() {
         let a: std::collections::HashSet<u64> = (0..100).map(|_| jitter()).collect();
         assert!(a.len() > 90);
+    }
+
+    /// Every method reaches the wire as itself (a method other than GET or
+    /// PUT used to be sent as POST).
+    #[test]
+    fn methods_are_sent_as_given() {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let methods = [
+            Method::GET,
+            Method::PUT,
+            Method::POST,
+            Method::DELETE,
+            Method::PATCH,
+        ];
+        let server = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            for _ in 0..methods.len() {
+                let (stream, _) = listener.accept().unwrap();
+                stream
+                    .set_read_timeout(Some(Duration::from_secs(5)))
+                    .unwrap();
+                let mut line = String::new();
+                BufReader::new(&stream).read_line(&mut line).unwrap();
+                seen.push(line.split(' ').next().unwrap_or("").to_owned());
+                let body = br#"{"api_version":"v1","data":{}}"#;
+                let mut s = &stream;
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = s.write_all(body);
+            }
+            seen
+        });
+        let client = crate::Client::builder(url, "agg_1", "k")
+            .retry(crate::RetryPolicy::none())
+            .build()
+            .unwrap();
+        for method in [
+            Method::GET,
+            Method::PUT,
+            Method::POST,
+            Method::DELETE,
+            Method::PATCH,
+        ] {
+            let call = Call {
+                method,
+                path: "/x",
+                query: Vec::new(),
+                body: None,
+                rotation: false,
+            };
+            let _: serde_json::Value = client.inner.execute(call).unwrap();
+        }
+        assert_eq!(
+            server.join().unwrap(),
+            ["GET", "PUT", "POST", "DELETE", "PATCH"]
+        );
     }
 }

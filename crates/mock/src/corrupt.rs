@@ -11,10 +11,10 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
     }
     if faults.has(Fault::OffsetTimestamps) {
         walk(body, &mut |key, v| {
-            if key == "created_at" {
-                if let Some(s) = v.as_str().and_then(|s| s.strip_suffix('Z')) {
-                    *v = json!(format!("{s}+05:00"));
-                }
+            if key == "created_at"
+                && let Some(s) = v.as_str().and_then(|s| s.strip_suffix('Z'))
+            {
+                *v = json!(format!("{s}+05:00"));
             }
         });
     }
@@ -28,27 +28,27 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
     let Some(data) = body.get_mut("data") else {
         return;
     };
-    if faults.has(Fault::CountTypesSwapped) {
-        if let Some(count) = data.get_mut("count") {
-            *count = match count.take() {
-                Value::Number(n) => json!(n.to_string()),
-                Value::String(s) => s
-                    .parse::<u64>()
-                    .map(Value::from)
-                    .unwrap_or(Value::String(s)),
-                other => other,
-            };
-        }
+    if faults.has(Fault::CountTypesSwapped)
+        && let Some(count) = data.get_mut("count")
+    {
+        *count = match count.take() {
+            Value::Number(n) => json!(n.to_string()),
+            Value::String(s) => s
+                .parse::<u64>()
+                .map(Value::from)
+                .unwrap_or(Value::String(s)),
+            other => other,
+        };
     }
-    if faults.has(Fault::FilteredExceedsTotal) {
-        if let Some(count) = data.get_mut("count").filter(|c| c.is_object()) {
-            let filtered: u64 = count["filtered_count"]
-                .as_str()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0);
-            if filtered > 0 {
-                count["total_count"] = json!((filtered - 1).to_string());
-            }
+    if faults.has(Fault::FilteredExceedsTotal)
+        && let Some(count) = data.get_mut("count").filter(|c| c.is_object())
+    {
+        let filtered: u64 = count["filtered_count"]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        if filtered > 0 {
+            count["total_count"] = json!((filtered - 1).to_string());
         }
     }
     if faults.has(Fault::DecimalAmounts) {
@@ -67,11 +67,11 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
             json!(v.as_str().unwrap_or("").to_lowercase())
         });
     }
-    if faults.has(Fault::ExportFinished) {
-        if let Some(export) = data.get_mut("report_export") {
-            export["finished_at"] = export["started_at"].clone();
-            export["status"] = json!("REPORT_STATUS_SUCCEEDED");
-        }
+    if faults.has(Fault::ExportFinished)
+        && let Some(export) = data.get_mut("report_export")
+    {
+        export["finished_at"] = export["started_at"].clone();
+        export["status"] = json!("REPORT_STATUS_SUCCEEDED");
     }
     if faults.has(Fault::DatetimeAliasDates) && data.get("alias_type").is_some() {
         for key in [
@@ -86,37 +86,37 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
         }
     }
     for_rows(data, "batches", |row| {
-        if faults.has(Fault::NumericIdAsNumber) {
-            if let Some(n) = row["id"].as_str().and_then(|s| s.parse::<u64>().ok()) {
-                row["id"] = json!(n);
-            }
+        if faults.has(Fault::NumericIdAsNumber)
+            && let Some(n) = row["id"].as_str().and_then(|s| s.parse::<u64>().ok())
+        {
+            row["id"] = json!(n);
         }
-        if faults.has(Fault::ShortBatchToken) {
-            if let Some(t) = row["token"].as_str() {
-                row["token"] = json!(t[..t.len().saturating_sub(1)]);
-            }
+        if faults.has(Fault::ShortBatchToken)
+            && let Some(t) = row["token"].as_str()
+        {
+            row["token"] = json!(t[..t.len().saturating_sub(1)]);
         }
-        if faults.has(Fault::MissingField) {
-            if let Some(obj) = row.as_object_mut() {
-                obj.remove("file_name");
-            }
+        if faults.has(Fault::MissingField)
+            && let Some(obj) = row.as_object_mut()
+        {
+            obj.remove("file_name");
         }
     });
     for_rows(data, "transactions", |row| {
-        if faults.has(Fault::WrongTxnPrefix) {
-            if let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("txn_")) {
-                row["token"] = json!(format!("tx_{t}"));
-            }
+        if faults.has(Fault::WrongTxnPrefix)
+            && let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("txn_"))
+        {
+            row["token"] = json!(format!("tx_{t}"));
         }
         if faults.has(Fault::RefundIdOnPayments) && row["refund_id"].is_null() {
             row["refund_id"] = json!("");
         }
     });
     for_rows(data, "settlement_transactions", |row| {
-        if faults.has(Fault::PayoutPrefix) {
-            if let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("stxn_")) {
-                row["token"] = json!(format!("po_{t}"));
-            }
+        if faults.has(Fault::PayoutPrefix)
+            && let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("stxn_"))
+        {
+            row["token"] = json!(format!("po_{t}"));
         }
     });
     for_rows(data, "keys", |row| {
@@ -124,10 +124,8 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
             let numeric = row["id"]
                 .as_str()
                 .is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()));
-            if numeric {
-                if let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("ak_")) {
-                    row["token"] = json!(format!("ak_tok_{t}"));
-                }
+            if numeric && let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("ak_")) {
+                row["token"] = json!(format!("ak_tok_{t}"));
             }
         }
     });

@@ -27,6 +27,7 @@ mod router;
 mod server;
 mod state;
 mod synth;
+mod wire;
 
 pub use config::{MAX_ROWS, MockConfig};
 pub use fault::{Fault, UnknownFault};

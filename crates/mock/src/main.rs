@@ -104,11 +104,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(path) = &args.info_file {
-        if let Err(err) = std::fs::write(path, format!("{json}\n")) {
-            eprintln!("aggpay-mock: failed to write {}: {err}", path.display());
-            return ExitCode::from(2);
-        }
+    if let Some(path) = &args.info_file
+        && let Err(err) = std::fs::write(path, format!("{json}\n"))
+    {
+        eprintln!("aggpay-mock: failed to write {}: {err}", path.display());
+        return ExitCode::from(2);
     }
     // The mock's key is a throwaway test credential: printing it is the point.
     println!("aggpay-mock listening on {}\n{json}", server.url());

@@ -47,12 +47,7 @@ pub(crate) struct Query {
 
 /// Longest value echoed back in a message.
 fn shown(value: &str) -> String {
-    let short: String = value.chars().take(40).collect();
-    if short.len() < value.len() {
-        format!("{short:?}…")
-    } else {
-        format!("{short:?}")
-    }
+    format!("{:?}", aggpay::util::truncate(value, 40))
 }
 
 impl Query {

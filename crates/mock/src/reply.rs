@@ -1,10 +1,10 @@
 //! Responses in API.md's shapes.
 
-use aggpay::{ApiErrorBody, Envelope, ErrorEnvelope};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::fault::{Fault, Faults};
+use crate::wire::{Envelope, ErrorBody, ErrorEnvelope};
 
 /// A response about to be written: status and JSON body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,9 +32,9 @@ fn json(status: u16, value: &impl Serialize) -> Reply {
 fn bare(status: u16, code: &str, message: impl Into<String>) -> Reply {
     json(
         status,
-        &ApiErrorBody {
-            code: code.to_owned(),
-            message: message.into(),
+        &ErrorBody {
+            code,
+            message: &message.into(),
         },
     )
 }
@@ -43,10 +43,10 @@ fn envelope(status: u16, code: &str, message: impl Into<String>) -> Reply {
     json(
         status,
         &ErrorEnvelope {
-            api_version: "v1".to_owned(),
-            error: ApiErrorBody {
-                code: code.to_owned(),
-                message: message.into(),
+            api_version: "v1",
+            error: ErrorBody {
+                code,
+                message: &message.into(),
             },
         },
     )

@@ -1,10 +1,8 @@
 //! Routing, authentication and the 17 operations.
 
 use aggpay::{
-    AccessKeyId, AccessKeyList, AggregatorMerchantId, AliasId, BatchList, BatchStatus, BatchToken,
-    BatchTransactions, CursorCount, IntCount, MerchantList, NumericId, PartnerId, PaymentId,
-    QrCodeList, RailMerchantId, RailMerchantList, RefundList, ReportExport, ReportExportCreated,
-    ReportExportToken, ReportKind, ReportStatus, StringCount, WebhookList, rules,
+    AccessKeyId, AggregatorMerchantId, AliasId, BatchStatus, BatchToken, NumericId, PartnerId,
+    PaymentId, RailMerchantId, ReportExportToken, ReportKind, ReportStatus, rules,
 };
 use serde_json::Value;
 
@@ -14,6 +12,10 @@ use crate::query::{Invalid, Query, percent_decode};
 use crate::reply::{self, Reply};
 use crate::state::State;
 use crate::synth::Rng;
+use crate::wire::{
+    BatchList, BatchTransactions, CursorCount, IntCount, KeyList, MerchantList, QrCodeList,
+    RailMerchantList, RefundList, ReportExport, ReportExportCreated, StringCount, WebhookList,
+};
 
 /// Page size rules of the cursor lists (API.md Limits).
 const CURSOR_DEFAULT: u64 = 30;
@@ -241,7 +243,7 @@ impl App {
             .collect();
         let count = IntCount(keys.len() as u64);
         let keys = page(keys.into_iter(), offset, limit);
-        Ok(reply::ok(&AccessKeyList { count, keys }))
+        Ok(reply::ok(&KeyList { count, keys }))
     }
 
     fn rotate(&self, id: &str) -> Result<Reply, Invalid> {
@@ -600,7 +602,7 @@ impl App {
                     rng.hex(16)
                 ))),
                 settlement_batch_id: data.batch_token(batch),
-                merchant_id,
+                merchant_id: merchant_id.map(|m| m.into_string()).unwrap_or_default(),
                 kind,
                 status: ReportStatus::Seeded,
                 attempts: 1,

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use aggpay::rules::KEY_HEADER;
 use aggpay::{AccessKeyId, AggregatorId, AliasId, PaymentId, RailMerchantId, Secret};
 use serde::Serialize;
 
@@ -22,8 +23,6 @@ use crate::state::State;
 const MAX_BODY: u64 = 1024 * 1024;
 /// How often an idle worker looks at the shutdown flag.
 const POLL: Duration = Duration::from_millis(50);
-/// The authentication header of API.md.
-pub(crate) const KEY_HEADER: &str = "X-PAY-AGGREGATOR-SECRET-KEY";
 
 /// Errors of the mock server.
 #[derive(Debug, thiserror::Error)]
@@ -289,10 +288,10 @@ fn to_response(reply: Reply, faults: &Faults) -> tiny_http::Response<std::io::Cu
     if let Some(h) = header("Content-Type", reply.content_type) {
         response.add_header(h);
     }
-    if faults.has(Fault::BadDateHeader) {
-        if let Some(h) = header("Date", "yesterday, around noon") {
-            response.add_header(h);
-        }
+    if faults.has(Fault::BadDateHeader)
+        && let Some(h) = header("Date", "yesterday, around noon")
+    {
+        response.add_header(h);
     }
     if let Some(h) = reply.allow.and_then(|allow| header("Allow", allow)) {
         response.add_header(h);

@@ -2,7 +2,9 @@
 
 use std::sync::{Mutex, RwLock};
 
-use aggpay::{AccessKey, AccessKeyId, ReportExport};
+use aggpay::AccessKeyId;
+
+use crate::wire::{AccessKey, ReportExport};
 
 use crate::data::Dataset;
 use crate::fault::{Fault, Faults};

@@ -3,47 +3,7 @@
 
 use jiff::{SignedDuration, Timestamp};
 
-/// The splitmix64 finaliser: a bijection on u64 with good avalanche.
-pub(crate) const fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// Multiplicative inverse modulo 2^64 of an odd number (Newton's method:
-/// each step doubles the correct low bits, 6 steps cover 64).
-const fn inverse(a: u64) -> u64 {
-    let mut x = a;
-    let mut i = 0;
-    while i < 6 {
-        x = x.wrapping_mul(2u64.wrapping_sub(a.wrapping_mul(x)));
-        i += 1;
-    }
-    x
-}
-
-const INV1: u64 = inverse(0xbf58_476d_1ce4_e5b9);
-const INV2: u64 = inverse(0x94d0_49bb_1331_11eb);
-
-/// Undoes `z ^= z >> s`.
-const fn unshift(z: u64, s: u32) -> u64 {
-    let mut x = z;
-    let mut k = s;
-    while k < 64 {
-        x = z ^ (x >> s);
-        k += s;
-    }
-    x
-}
-
-/// The inverse of [`mix`]: lets the mock map an identifier back to its row.
-pub(crate) const fn unmix(mut z: u64) -> u64 {
-    z = unshift(z, 31);
-    z = z.wrapping_mul(INV2);
-    z = unshift(z, 27);
-    z = z.wrapping_mul(INV1);
-    unshift(z, 30)
-}
+pub(crate) use aggpay::util::{splitmix64 as mix, splitmix64_inverse as unmix};
 
 /// A stream of hashed values for one record.
 #[derive(Debug, Clone, Copy)]
@@ -163,14 +123,6 @@ pub(crate) const BANKS: &[(&str, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::{any, prop_assert_eq, proptest};
-
-    proptest! {
-        #[test]
-        fn unmix_inverts_mix(x in any::<u64>()) {
-            prop_assert_eq!(unmix(mix(x)), x);
-        }
-    }
 
     #[test]
     fn rng_is_deterministic() {

@@ -10,7 +10,7 @@ use aggpay_mock::{MockConfig, MockServer};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const KEY_HEADER: &str = "X-PAY-AGGREGATOR-SECRET-KEY";
+use aggpay::rules::KEY_HEADER;
 
 struct Api {
     server: MockServer,

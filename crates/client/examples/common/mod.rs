@@ -24,3 +24,15 @@ pub fn client() -> Result<(Client, Option<MockServer>), Box<dyn std::error::Erro
     .build()?;
     Ok((client, Some(server)))
 }
+
+/// The process exit: 0 on success; on failure the error's message (its
+/// `Display`, which says what to do, never its `Debug`) and 1.
+pub fn exit(result: Result<(), Box<dyn std::error::Error>>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}

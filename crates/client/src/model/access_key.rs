@@ -5,11 +5,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::Error;
 use crate::id::excerpt;
-use crate::{AccessKeyId, AccessKeyToken, AggregatorId, IntCount, KeyId, NumericId, Secret};
+use crate::{AccessKeyId, AccessKeyToken, AggregatorId, KeyId, NumericId, Secret};
 
 /// The `id` of an access key record: API.md typing rule 2 allows a numeric
 /// string or an `ak_` identifier.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum AccessKeyRecordId {
     /// First shape: a numeric id (the `token` is then `ak_…`).
     Numeric(NumericId),
@@ -19,6 +20,7 @@ pub enum AccessKeyRecordId {
 
 /// The `token` of an access key record (see [`AccessKeyRecordId`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum AccessKeyRecordToken {
     /// First shape: the `ak_` identifier.
     Key(AccessKeyId),
@@ -103,6 +105,7 @@ impl<'de> Deserialize<'de> for AccessKeyRecordToken {
 
 /// An aggregator access key. Its `secret` prints as `<redacted>`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AccessKey {
     /// Numeric or `ak_` id (typing rule 2).
     pub id: AccessKeyRecordId,
@@ -134,13 +137,4 @@ impl AccessKey {
             _ => None,
         }
     }
-}
-
-/// `data` of the access key list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AccessKeyList {
-    /// Matching records (an integer on the wire).
-    pub count: IntCount,
-    /// The page's keys.
-    pub keys: Vec<AccessKey>,
 }

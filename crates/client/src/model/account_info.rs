@@ -17,6 +17,7 @@ open_enum! {
 /// It can reveal an account holder's name: use it only from authenticated,
 /// transaction-bound backend flows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AccountInfo {
     /// IBAN.
     pub iban: String,

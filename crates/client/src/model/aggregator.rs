@@ -7,6 +7,7 @@ use crate::{
 
 /// The aggregator's settlement bank account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct BankAccount {
     /// Numeric id.
     pub id: NumericId,
@@ -42,6 +43,7 @@ pub struct BankAccount {
 
 /// The aggregator record (`data` of get-aggregator).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Aggregator {
     /// Numeric id.
     pub id: NumericId,

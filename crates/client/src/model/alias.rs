@@ -27,6 +27,7 @@ open_enum! {
 
 /// An alias (`data` of find-alias).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Alias {
     /// Numeric id.
     pub id: NumericId,

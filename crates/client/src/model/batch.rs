@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{BatchToken, CursorCount, JobId, NumericId, PartnerId};
+use crate::{BatchToken, JobId, NumericId, PartnerId};
 
 open_enum! {
     /// The status of a settlement batch. Responses carry the name; the list
@@ -46,6 +46,7 @@ impl BatchStatus {
 
 /// A settlement batch (element of `data.batches`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SettlementBatch {
     /// Numeric id; the list is ordered on it.
     pub id: NumericId,
@@ -65,15 +66,4 @@ pub struct SettlementBatch {
     pub partner_id: PartnerId,
     /// Creation time.
     pub created_at: Timestamp,
-}
-
-/// `data` of the settlement batch list (a cursor list).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BatchList {
-    /// The page's batches.
-    pub batches: Vec<SettlementBatch>,
-    /// The cursor for the next page (see WIRE.md for the end of the list).
-    pub next_cursor: String,
-    /// Filtered and total counts.
-    pub count: CursorCount,
 }

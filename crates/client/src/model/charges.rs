@@ -5,6 +5,7 @@ use crate::{Currency, Paisa, PaymentId};
 /// The fee and tax breakdown of a payment (`data` of the payment-charges
 /// operation).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PaymentCharges {
     /// The payment the charges apply to.
     pub payment_id: PaymentId,

@@ -26,6 +26,7 @@ open_enum! {
 
 /// The aggregator ledger account (`data` of the ledger operation).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LedgerAccount {
     /// Numeric id.
     pub id: NumericId,

@@ -3,11 +3,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     AggregatorId, AggregatorMerchantId, BankAccountId, ExternalMerchantRef, NumericId,
-    RailMerchantId, StringCount,
+    RailMerchantId,
 };
 
 /// A merchant linked to the aggregator (element of `data.merchants`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AggregatorMerchant {
     /// Numeric id.
     pub id: NumericId,
@@ -29,13 +30,4 @@ pub struct AggregatorMerchant {
     pub created_at: Timestamp,
     /// Last change.
     pub updated_at: Timestamp,
-}
-
-/// `data` of the aggregator merchant list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MerchantList {
-    /// The page's merchants.
-    pub merchants: Vec<AggregatorMerchant>,
-    /// Matching records.
-    pub count: StringCount,
 }

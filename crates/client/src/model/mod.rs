@@ -6,7 +6,6 @@ mod aggregator;
 mod alias;
 mod batch;
 mod charges;
-mod envelope;
 mod ledger;
 mod merchant;
 mod payout;
@@ -17,26 +16,20 @@ mod report_export;
 mod transaction;
 mod webhook;
 
-pub use access_key::{AccessKey, AccessKeyList, AccessKeyRecordId, AccessKeyRecordToken};
+pub use access_key::{AccessKey, AccessKeyRecordId, AccessKeyRecordToken};
 pub use account_info::{AccountInfo, AccountInfoType};
 pub use aggregator::{Aggregator, BankAccount};
 pub use alias::{Alias, AliasStatus, AliasType};
-pub use batch::{BatchList, BatchStatus, SettlementBatch};
+pub use batch::{BatchStatus, SettlementBatch};
 pub use charges::PaymentCharges;
-pub use envelope::{ApiErrorBody, Envelope, ErrorEnvelope};
 pub use ledger::{LedgerAccount, LedgerAccountType, NormalBalance};
-pub use merchant::{AggregatorMerchant, MerchantList};
+pub use merchant::AggregatorMerchant;
 pub use payout::{PayoutStatus, SettlementPayout};
-pub use qr_code::{QrCode, QrCodeList, QrType};
+pub use qr_code::{QrCode, QrType};
 pub use rail_merchant::{
-    AdditionalDetails, AddressDetails, ContactDetails, RailMerchant, RailMerchantList,
-    RailMerchantStatus,
+    AdditionalDetails, AddressDetails, ContactDetails, RailMerchant, RailMerchantStatus,
 };
-pub use refund::{Refund, RefundList, RefundStatus, RefundType};
-pub use report_export::{
-    NewReportExport, ReportExport, ReportExportCreated, ReportKind, ReportStatus,
-};
-pub use transaction::{
-    BatchTransactions, PaymentType, Transaction, TransactionStatus, TransactionType,
-};
-pub use webhook::{WebhookEndpoint, WebhookList};
+pub use refund::{Refund, RefundStatus, RefundType};
+pub use report_export::{NewReportExport, ReportExport, ReportKind, ReportStatus};
+pub use transaction::{PaymentType, Transaction, TransactionStatus, TransactionType};
+pub use webhook::WebhookEndpoint;

@@ -24,6 +24,7 @@ open_enum! {
 /// API.md does not show this shape; the fields are the reference's, as
 /// WIRE.md records them. A missing `failure_reason` reads as empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SettlementPayout {
     /// Numeric id; the list is ordered on it.
     pub id: NumericId,

@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{AggregatorMerchantId, NumericId, QrCodeToken, StringCount};
+use crate::{AggregatorMerchantId, NumericId, QrCodeToken};
 
 open_enum! {
     /// The type of a QR code. The list filter defaults to `STATIC`.
@@ -16,6 +16,7 @@ open_enum! {
 
 /// A QR code (element of `data.qr_codes`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct QrCode {
     /// Numeric id.
     pub id: NumericId,
@@ -36,13 +37,4 @@ pub struct QrCode {
     pub is_deleted: bool,
     /// Creation time.
     pub created_at: Timestamp,
-}
-
-/// `data` of the QR code list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QrCodeList {
-    /// The page's QR codes.
-    pub qr_codes: Vec<QrCode>,
-    /// Matching records.
-    pub count: StringCount,
 }

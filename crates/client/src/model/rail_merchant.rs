@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{NumericId, PartnerId, RailMerchantId, StringCount};
+use crate::{NumericId, PartnerId, RailMerchantId};
 
 open_enum! {
     /// The onboarding status of a rail merchant.
@@ -20,6 +20,7 @@ open_enum! {
 
 /// Postal address of a rail merchant.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AddressDetails {
     /// Country.
     pub country: String,
@@ -33,6 +34,7 @@ pub struct AddressDetails {
 
 /// Contact details of a rail merchant.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ContactDetails {
     /// Mobile number.
     pub mobile_number: String,
@@ -42,6 +44,7 @@ pub struct ContactDetails {
 
 /// Business details of a rail merchant.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AdditionalDetails {
     /// Doing-business-as name.
     pub dba: String,
@@ -55,6 +58,7 @@ pub struct AdditionalDetails {
 
 /// A merchant registered on the rail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RailMerchant {
     /// Numeric id.
     pub id: NumericId,
@@ -89,13 +93,4 @@ pub struct RailMerchant {
     pub created_at: Timestamp,
     /// Last change.
     pub updated_at: Timestamp,
-}
-
-/// `data` of the rail merchant list.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RailMerchantList {
-    /// The page's rail merchants.
-    pub merchants: Vec<RailMerchant>,
-    /// Matching records.
-    pub count: StringCount,
 }

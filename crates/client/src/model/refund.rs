@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{IntCount, Paisa, PaymentId};
+use crate::{Paisa, PaymentId};
 
 open_enum! {
     /// The state of a refund.
@@ -30,6 +30,7 @@ open_enum! {
 
 /// A refund (element of `data.keys` in the refund list).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Refund {
     /// Refund token.
     pub token: String,
@@ -62,13 +63,4 @@ pub struct Refund {
     pub created_at: Timestamp,
     /// Last change.
     pub updated_at: Timestamp,
-}
-
-/// `data` of the refund list (its records are under `keys`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RefundList {
-    /// Matching records (an integer on the wire).
-    pub count: IntCount,
-    /// The page's refunds.
-    pub keys: Vec<Refund>,
 }

@@ -1,9 +1,9 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::model_util::empty_as_none;
+use crate::model_util::{empty_as_none, numeric_string};
 use crate::open_enum::open_enum;
-use crate::{BatchToken, NumericId, PartnerId, RailMerchantId, ReportExportToken, StringCount};
+use crate::{BatchToken, NumericId, PartnerId, RailMerchantId, ReportExportToken};
 
 open_enum! {
     /// The kind of a report export.
@@ -37,6 +37,7 @@ open_enum! {
 
 /// An asynchronous settlement report export.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ReportExport {
     /// Numeric id.
     pub id: NumericId,
@@ -58,10 +59,12 @@ pub struct ReportExport {
     pub error_message: String,
     /// Location of the produced file; empty until produced.
     pub storage_key: String,
-    /// Rows in the produced file.
-    pub record_count: StringCount,
-    /// Size of the produced file in bytes.
-    pub file_size: StringCount,
+    /// Rows in the produced file (a numeric string on the wire).
+    #[serde(with = "numeric_string")]
+    pub record_count: u64,
+    /// Size of the produced file in bytes (a numeric string on the wire).
+    #[serde(with = "numeric_string")]
+    pub file_size: u64,
     /// When work started.
     pub started_at: Timestamp,
     /// When work finished; `None` until then.
@@ -74,13 +77,6 @@ pub struct ReportExport {
     pub partner_id: PartnerId,
     /// Record version.
     pub version: i64,
-}
-
-/// `data` of the report-export creation: `{"report_export": …}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReportExportCreated {
-    /// The new export.
-    pub report_export: ReportExport,
 }
 
 /// The body of the report-export creation.
@@ -97,6 +93,7 @@ pub struct ReportExportCreated {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct NewReportExport {
     /// The batch to export.
     pub settlement_batch_id: BatchToken,

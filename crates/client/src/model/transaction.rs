@@ -3,8 +3,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
 use crate::{
-    AggregatorId, AggregatorMerchantId, BatchToken, Currency, CursorCount, NumericId, Paisa,
-    PartnerId, PaymentId, RailMerchantId, SettlementPayout, TransactionToken,
+    AggregatorId, AggregatorMerchantId, BatchToken, Currency, NumericId, Paisa, PartnerId,
+    PaymentId, RailMerchantId, TransactionToken,
 };
 
 open_enum! {
@@ -45,6 +45,7 @@ open_enum! {
 
 /// A payment or refund transaction of a batch (element of `data.transactions`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Transaction {
     /// Numeric id; the list is ordered on it.
     pub id: NumericId,
@@ -116,20 +117,4 @@ impl Transaction {
             ],
         )
     }
-}
-
-/// `data` of the batch transaction list (a cursor list): payment and refund
-/// transactions, or payouts when `only_settlement_txns` is true.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BatchTransactions {
-    /// Payouts; filled only with `only_settlement_txns=true`.
-    #[serde(default)]
-    pub settlement_transactions: Vec<SettlementPayout>,
-    /// Payment and refund transactions; empty with `only_settlement_txns=true`.
-    #[serde(default)]
-    pub transactions: Vec<Transaction>,
-    /// The cursor for the next page.
-    pub next_cursor: String,
-    /// Filtered and total counts.
-    pub count: CursorCount,
 }

@@ -2,10 +2,11 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::{AggregatorId, StringCount, WebhookToken};
+use crate::{AggregatorId, WebhookToken};
 
 /// A webhook endpoint (element of `data.endpoints`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct WebhookEndpoint {
     /// `wh_` token.
     pub token: WebhookToken,
@@ -43,13 +44,4 @@ impl WebhookEndpoint {
             )
         })
     }
-}
-
-/// `data` of the webhook endpoint list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WebhookList {
-    /// The page's endpoints.
-    pub endpoints: Vec<WebhookEndpoint>,
-    /// Matching records.
-    pub count: StringCount,
 }

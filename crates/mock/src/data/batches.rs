@@ -2,12 +2,13 @@
 
 use aggpay::{
     AggregatorMerchantId, BatchStatus, BatchToken, Currency, JobId, LedgerAccountId, NumericId,
-    Paisa, PaymentCharges, PaymentId, PaymentType, PayoutStatus, RailMerchantId, SettlementBatch,
-    SettlementPayout, Transaction, TransactionStatus, TransactionToken, TransactionType,
+    Paisa, PaymentId, PaymentType, PayoutStatus, RailMerchantId, TransactionStatus,
+    TransactionToken, TransactionType,
 };
 
 use super::{Dataset, parse_generated};
 use crate::synth::{PROVINCES, Rng, at};
+use crate::wire::{PaymentCharges, SettlementBatch, SettlementPayout, Transaction};
 
 /// The 24 orders of the four batch statuses (filter integers 0..=3).
 const PERMUTATIONS: [[u8; 4]; 24] = [

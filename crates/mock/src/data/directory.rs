@@ -1,17 +1,20 @@
 //! Merchants, QR codes, aliases, refunds, webhooks, keys and accounts.
 
 use aggpay::{
-    AccessKey, AccessKeyId, AccessKeyRecordId, AccessKeyRecordToken, AccessKeyToken, AccountInfo,
-    AccountInfoType, AdditionalDetails, AddressDetails, Aggregator, AggregatorMerchant, Alias,
-    AliasId, AliasStatus, AliasType, BankAccount, BankAccountId, ContactDetails, Currency,
-    DepositorId, ExternalMerchantRef, KeyId, LedgerAccount, LedgerAccountId, LedgerAccountType,
-    NormalBalance, NumericId, Paisa, QrCode, QrCodeToken, QrType, RailMerchant, RailMerchantStatus,
-    Refund, RefundStatus, RefundType, Secret, VaultToken, WebhookEndpoint, WebhookToken,
+    AccessKeyId, AccessKeyRecordId, AccessKeyRecordToken, AccessKeyToken, AccountInfoType, AliasId,
+    AliasStatus, AliasType, BankAccountId, Currency, DepositorId, ExternalMerchantRef, KeyId,
+    LedgerAccountId, LedgerAccountType, NormalBalance, NumericId, Paisa, QrCodeToken, QrType,
+    RailMerchantStatus, RefundStatus, RefundType, Secret, VaultToken, WebhookToken,
 };
 use jiff::civil::Date;
 
 use super::{Dataset, parse_generated};
 use crate::synth::{BANKS, CITIES, FIRST_NAMES, PROVINCES, Rng, SECOND_NAMES, at};
+use crate::wire::{
+    AccessKey, AccountInfo, AdditionalDetails, AddressDetails, Aggregator, AggregatorMerchant,
+    Alias, BankAccount, ContactDetails, LedgerAccount, QrCode, RailMerchant, Refund,
+    WebhookEndpoint,
+};
 
 /// Rail merchants without an aggregator merchant (and without a rail record).
 const UNLINKED_RAIL_MERCHANTS: u64 = 3;
@@ -311,12 +314,12 @@ impl Dataset {
             },
             name,
             is_default: merchant % 4 != 3,
-            dba: if merchant % 3 == 0 {
+            dba: if merchant.is_multiple_of(3) {
                 String::new()
             } else {
                 self.merchant_name(merchant)
             },
-            mcc: if merchant % 3 == 0 {
+            mcc: if merchant.is_multiple_of(3) {
                 String::new()
             } else {
                 "5411".to_owned()
@@ -421,7 +424,7 @@ impl Dataset {
                 let i = i as u64;
                 let mut rng = Rng::new(self.seed, "key", i);
                 let ak = parse_generated(AccessKeyId::parse(format!("ak_{}", rng.hex(16))));
-                let (id, token) = if i % 2 == 0 {
+                let (id, token) = if i.is_multiple_of(2) {
                     (
                         AccessKeyRecordId::Numeric(NumericId::new(11 + i * 13)),
                         AccessKeyRecordToken::Key(ak),

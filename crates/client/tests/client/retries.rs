@@ -1,0 +1,120 @@
+//! Which requests are retried, how often, and how long the client waits.
+
+use std::time::{Duration, Instant};
+
+use aggpay::*;
+
+use crate::support::{Act, LEDGER, Scripted, json, token};
+
+#[test]
+fn retries_happen_exactly_where_they_should() {
+    let busy = json(
+        503,
+        r#"{"api_version":"v1","error":{"code":"error.internal_server_error","message":"busy"}}"#,
+    );
+    let server = Scripted::start(vec![busy.clone(), busy.clone(), json(200, LEDGER)], 3);
+    let client = server.client(|b| b);
+    client.get_ledger_account().unwrap();
+    assert_eq!(server.requests().len(), 3);
+    assert_eq!(client.stats().retries, 2);
+    assert_eq!(client.stats().requests, 3);
+
+    let bad = Scripted::start(
+        vec![
+            json(400, r#"{"code":"error.bad_request","message":"no"}"#),
+            json(200, LEDGER),
+        ],
+        2,
+    );
+    assert_eq!(
+        bad.client(|b| b).get_ledger_account().unwrap_err().status(),
+        Some(400)
+    );
+    assert_eq!(bad.requests().len(), 1, "400 is never retried");
+
+    let rotate = Scripted::start(vec![busy.clone(), json(200, "{}")], 2);
+    let id = AccessKeyId::parse("ak_1").unwrap();
+    assert_eq!(
+        rotate
+            .client(|b| b)
+            .rotate_access_key(&id)
+            .unwrap_err()
+            .status(),
+        Some(503)
+    );
+    assert_eq!(rotate.requests().len(), 1, "rotate is never retried");
+    assert!(rotate.requests()[0].starts_with("PUT /v1/aggregators/agg_test/keys/ak_1/rotate "));
+
+    let export = Scripted::start(vec![Act::Reset, json(200, "{}")], 2);
+    assert!(
+        export
+            .client(|b| b)
+            .create_report_export(&NewReportExport::batch(token()))
+            .is_err()
+    );
+    assert_eq!(
+        export.requests().len(),
+        1,
+        "export creation is never retried"
+    );
+    let sent = &export.requests()[0];
+    assert!(sent.starts_with("POST /v1/aggregators/agg_test/settlements/report-exports "));
+    assert!(sent.contains(r#""kind":"REPORT_KIND_BATCH""#), "{sent}");
+
+    let exhausted = Scripted::start(vec![busy], 10);
+    let err = exhausted
+        .client(|b| {
+            b.retry(
+                RetryPolicy::builder()
+                    .max_attempts(3)
+                    .base_delay(Duration::from_millis(1))
+                    .build(),
+            )
+        })
+        .get_ledger_account()
+        .unwrap_err();
+    assert!(err.is_retryable());
+    assert_eq!(exhausted.requests().len(), 3);
+}
+
+#[test]
+fn retry_after_is_honoured_in_seconds_and_as_a_date() {
+    let limited = |after: String| {
+        Act::Reply(
+            429,
+            vec![
+                ("Retry-After", after),
+                ("Content-Type", "application/json".into()),
+            ],
+            br#"{"code":"rate_limited","message":"slow down"}"#.to_vec(),
+        )
+    };
+    let server = Scripted::start(vec![limited("1".into()), json(200, LEDGER)], 2);
+    let started = Instant::now();
+    server.client(|b| b).get_ledger_account().unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.requests().len(), 2);
+
+    let date = jiff::fmt::rfc2822::DateTimePrinter::new()
+        .timestamp_to_rfc9110_string(&(jiff::Timestamp::now() + jiff::SignedDuration::from_secs(2)))
+        .unwrap();
+    let server = Scripted::start(vec![limited(date), json(200, LEDGER)], 2);
+    let started = Instant::now();
+    server.client(|b| b).get_ledger_account().unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // A wait beyond the policy's limit returns the 429 at once.
+    let server = Scripted::start(vec![limited("3600".into())], 2);
+    let started = Instant::now();
+    let err = server.client(|b| b).get_ledger_account().unwrap_err();
+    assert_eq!(err.status(), Some(429));
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
