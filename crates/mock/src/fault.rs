@@ -5,8 +5,32 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
+/// Where a fault lives: which layer of the server breaks the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum FaultLayer {
+    /// HTTP itself: status codes, headers, body framing and format
+    /// (applied when the response is written).
+    Wire,
+    /// The JSON of a finished body (an edit after the handler built it).
+    Body,
+    /// What a handler does: authentication, filters, paging, writes.
+    Behaviour,
+}
+
+impl FaultLayer {
+    /// `wire`, `body` or `behaviour`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FaultLayer::Wire => "wire",
+            FaultLayer::Body => "body",
+            FaultLayer::Behaviour => "behaviour",
+        }
+    }
+}
+
 macro_rules! faults {
-    ($( $variant:ident = $name:literal: $desc:literal, )+) => {
+    ($( $variant:ident = $name:literal [$layer:ident]: $desc:literal, )+) => {
         /// A deliberate departure from the contract, for proving the
         /// conformance harness.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,58 +56,65 @@ macro_rules! faults {
                     $( Fault::$variant => $desc, )+
                 }
             }
+
+            /// The layer of the server the fault lives in.
+            pub fn layer(self) -> FaultLayer {
+                match self {
+                    $( Fault::$variant => FaultLayer::$layer, )+
+                }
+            }
         }
     };
 }
 
 faults! {
-    WrongApiVersion = "wrong-api-version": "success bodies carry api_version v2",
-    Chunked = "chunked": "responses are chunked, without Content-Length",
-    BadDateHeader = "bad-date-header": "the Date header is not an HTTP date",
-    TextErrors = "text-errors": "error bodies are plain text, not JSON",
-    NoAuth = "no-auth": "requests without the key header are served",
-    AcceptAnyKey = "accept-any-key": "any non-empty key is accepted",
-    AcceptEmptyKey = "accept-empty-key": "an empty key header is accepted",
-    BadRequestEnvelope = "bad-request-envelope": "400 errors come in the envelope form",
-    NotFoundEnvelope = "not-found-envelope": "404 errors come in the envelope form",
-    WrongTxnPrefix = "wrong-txn-prefix": "transaction tokens start with tx_ instead of txn_",
-    NumericIdAsNumber = "numeric-id-as-number": "batch ids are JSON numbers",
-    ShortBatchToken = "short-batch-token": "batch tokens are 38 characters long",
-    MixedKeyShape = "mixed-key-shape": "an access key has a numeric id and an ak_tok_ token",
-    DecimalAmounts = "decimal-amounts": "amounts carry decimals",
-    NetMismatch = "net-mismatch": "net_amount is off by one paisa",
-    LowercaseCurrency = "lowercase-currency": "currency codes are lowercase",
-    OffsetTimestamps = "offset-timestamps": "timestamps carry a +05:00 offset",
-    EmptyStringNull = "empty-string-null": "unset nullable timestamps are \"\" instead of null",
-    DatetimeAliasDates = "datetime-alias-dates": "alias dates are full timestamps",
-    CountTypesSwapped = "count-types-swapped": "counts have the other JSON type (integer for strings and back)",
-    MissingField = "missing-field": "batches lack file_name",
-    RefundIdOnPayments = "refund-id-on-payments": "payment transactions carry refund_id \"\" instead of null",
-    EventFilterObject = "event-filter-object": "event_filter_json is a JSON object",
-    DefaultLimit10 = "default-limit-10": "cursor lists default to 10 rows",
-    NoLimitCap = "no-limit-cap": "cursor lists return more than 100 rows when asked",
-    LowercaseAsc = "lowercase-asc": "direction=asc (lowercase) sorts ascending",
-    CursorRepeat = "cursor-repeat": "next_cursor repeats the cursor it was given: an endless walk",
-    CursorInclusive = "cursor-inclusive": "a page starts with the cursor's own row",
-    FilteredExceedsTotal = "filtered-exceeds-total": "filtered_count exceeds total_count",
-    StatusFilterIgnored = "status-filter-ignored": "the batch status filter is ignored",
-    BatchFilterIgnored = "batch-filter-ignored": "the batch_id filter is ignored",
-    LenientBatchToken = "lenient-batch-token": "malformed batch tokens are not rejected with 400",
-    PayoutsInTransactions = "payouts-in-transactions": "only_settlement_txns is ignored",
-    OffsetIgnored = "offset-ignored": "offset is ignored by offset lists",
-    OffsetLimitIgnored = "offset-limit-ignored": "limit is ignored by offset lists",
-    KeysActiveFilterIgnored = "keys-active-filter-ignored": "the key list's is_active filter is ignored",
-    MerchantsEnabledFilterIgnored = "merchants-enabled-filter-ignored": "the merchant list's enabled filter is ignored",
-    RailStatusFilterIgnored = "rail-status-filter-ignored": "the rail merchant list's status filter is ignored",
-    QrDefaultDynamic = "qr-default-dynamic": "the QR list defaults to DYNAMIC codes",
-    ExportFinished = "export-finished": "a new report export is already finished",
-    RotateSameSecret = "rotate-same-secret": "rotation returns the old secret",
-    Success201 = "success-201": "success answers 201 instead of 200 (an observation)",
-    ContentTypeText = "content-type-text": "success bodies are labelled text/plain (an observation)",
-    NegativeLimitAccepted = "negative-limit-accepted": "a negative limit is served instead of refused (an observation)",
-    RotateKeepsOldSecret = "rotate-keeps-old-secret": "a rotated key's old secret keeps working (an observation)",
-    ExportAcceptsEmptyBody = "export-accepts-empty-body": "a report export without its required fields is created (an observation)",
-    PayoutPrefix = "payout-prefix": "payout tokens start with po_ instead of stxn_ (an observation)",
+    WrongApiVersion = "wrong-api-version" [Body]: "success bodies carry api_version v2",
+    Chunked = "chunked" [Wire]: "responses are chunked, without Content-Length",
+    BadDateHeader = "bad-date-header" [Wire]: "the Date header is not an HTTP date",
+    TextErrors = "text-errors" [Wire]: "error bodies are plain text, not JSON",
+    NoAuth = "no-auth" [Behaviour]: "requests without the key header are served",
+    AcceptAnyKey = "accept-any-key" [Behaviour]: "any non-empty key is accepted",
+    AcceptEmptyKey = "accept-empty-key" [Behaviour]: "an empty key header is accepted",
+    BadRequestEnvelope = "bad-request-envelope" [Body]: "400 errors come in the envelope form",
+    NotFoundEnvelope = "not-found-envelope" [Body]: "404 errors come in the envelope form",
+    WrongTxnPrefix = "wrong-txn-prefix" [Body]: "transaction tokens start with tx_ instead of txn_",
+    NumericIdAsNumber = "numeric-id-as-number" [Body]: "batch ids are JSON numbers",
+    ShortBatchToken = "short-batch-token" [Body]: "batch tokens are 38 characters long",
+    MixedKeyShape = "mixed-key-shape" [Body]: "an access key has a numeric id and an ak_tok_ token",
+    DecimalAmounts = "decimal-amounts" [Body]: "amounts carry decimals",
+    NetMismatch = "net-mismatch" [Body]: "net_amount is off by one paisa",
+    LowercaseCurrency = "lowercase-currency" [Body]: "currency codes are lowercase",
+    OffsetTimestamps = "offset-timestamps" [Body]: "timestamps carry a +05:00 offset",
+    EmptyStringNull = "empty-string-null" [Body]: "unset nullable timestamps are \"\" instead of null",
+    DatetimeAliasDates = "datetime-alias-dates" [Body]: "alias dates are full timestamps",
+    CountTypesSwapped = "count-types-swapped" [Body]: "counts have the other JSON type (integer for strings and back)",
+    MissingField = "missing-field" [Body]: "batches lack file_name",
+    RefundIdOnPayments = "refund-id-on-payments" [Body]: "payment transactions carry refund_id \"\" instead of null",
+    EventFilterObject = "event-filter-object" [Body]: "event_filter_json is a JSON object",
+    DefaultLimit10 = "default-limit-10" [Behaviour]: "cursor lists default to 10 rows",
+    NoLimitCap = "no-limit-cap" [Behaviour]: "cursor lists return more than 100 rows when asked",
+    LowercaseAsc = "lowercase-asc" [Behaviour]: "direction=asc (lowercase) sorts ascending",
+    CursorRepeat = "cursor-repeat" [Behaviour]: "next_cursor repeats the cursor it was given: an endless walk",
+    CursorInclusive = "cursor-inclusive" [Behaviour]: "a page starts with the cursor's own row",
+    FilteredExceedsTotal = "filtered-exceeds-total" [Body]: "filtered_count exceeds total_count",
+    StatusFilterIgnored = "status-filter-ignored" [Behaviour]: "the batch status filter is ignored",
+    BatchFilterIgnored = "batch-filter-ignored" [Behaviour]: "the batch_id filter is ignored",
+    LenientBatchToken = "lenient-batch-token" [Behaviour]: "malformed batch tokens are not rejected with 400",
+    PayoutsInTransactions = "payouts-in-transactions" [Behaviour]: "only_settlement_txns is ignored",
+    OffsetIgnored = "offset-ignored" [Behaviour]: "offset is ignored by offset lists",
+    OffsetLimitIgnored = "offset-limit-ignored" [Behaviour]: "limit is ignored by offset lists",
+    KeysActiveFilterIgnored = "keys-active-filter-ignored" [Behaviour]: "the key list's is_active filter is ignored",
+    MerchantsEnabledFilterIgnored = "merchants-enabled-filter-ignored" [Behaviour]: "the merchant list's enabled filter is ignored",
+    RailStatusFilterIgnored = "rail-status-filter-ignored" [Behaviour]: "the rail merchant list's status filter is ignored",
+    QrDefaultDynamic = "qr-default-dynamic" [Behaviour]: "the QR list defaults to DYNAMIC codes",
+    ExportFinished = "export-finished" [Body]: "a new report export is already finished",
+    RotateSameSecret = "rotate-same-secret" [Behaviour]: "rotation returns the old secret",
+    Success201 = "success-201" [Wire]: "success answers 201 instead of 200 (an observation)",
+    ContentTypeText = "content-type-text" [Wire]: "success bodies are labelled text/plain (an observation)",
+    NegativeLimitAccepted = "negative-limit-accepted" [Behaviour]: "a negative limit is served instead of refused (an observation)",
+    RotateKeepsOldSecret = "rotate-keeps-old-secret" [Behaviour]: "a rotated key's old secret keeps working (an observation)",
+    ExportAcceptsEmptyBody = "export-accepts-empty-body" [Behaviour]: "a report export without its required fields is created (an observation)",
+    PayoutPrefix = "payout-prefix" [Body]: "payout tokens start with po_ instead of stxn_ (an observation)",
 }
 
 impl fmt::Display for Fault {

@@ -17,10 +17,12 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod chaos;
 mod config;
 mod corrupt;
 mod data;
 mod fault;
+mod handlers;
 mod query;
 mod reply;
 mod router;
@@ -29,6 +31,9 @@ mod state;
 mod synth;
 mod wire;
 
-pub use config::{MAX_ROWS, MockConfig};
-pub use fault::{Fault, UnknownFault};
+pub use chaos::{Chaos, ChaosError, Latency};
+pub use config::{
+    DEFAULT_HOST, DEFAULT_SEED, Limits, MAX_ROWS, MockConfig, Sizes, TlsIdentity, default_workers,
+};
+pub use fault::{Fault, FaultLayer, UnknownFault};
 pub use server::{Error, MockInfo, MockServer};

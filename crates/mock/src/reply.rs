@@ -57,6 +57,11 @@ pub(crate) fn ok(data: &impl Serialize) -> Reply {
     json(200, &Envelope::v1(data))
 }
 
+/// 200 with a plain JSON object (the mock's own control endpoints).
+pub(crate) fn ok_raw(value: &impl Serialize) -> Reply {
+    json(200, value)
+}
+
 /// 400 bare: the message starts as WIRE.md's and adds the detail.
 pub(crate) fn bad_request(detail: impl std::fmt::Display) -> Reply {
     bare(
@@ -93,20 +98,46 @@ pub(crate) fn unauthorized() -> Reply {
 
 /// 500 envelope.
 pub(crate) fn internal(detail: &str) -> Reply {
-    let body = serde_json::json!({
-        "api_version": "v1",
-        "error": {"code": "error.internal_server_error", "message": detail},
-    });
-    Reply {
-        status: 500,
-        body: body.to_string().into_bytes(),
-        allow: None,
-        content_type: JSON,
+    envelope(500, "error.internal_server_error", detail)
+}
+
+/// A chaos server error: 500 and 503 in the envelope form, 502 and 504 as
+/// the HTML page a gateway sends.
+pub(crate) fn chaos_status(status: u16) -> Reply {
+    match status {
+        502 | 504 => {
+            let title = if status == 502 {
+                "502 Bad Gateway"
+            } else {
+                "504 Gateway Timeout"
+            };
+            Reply {
+                status,
+                body: format!("<html><head><title>{title}</title></head><body><h1>{title}</h1></body></html>\n")
+                    .into_bytes(),
+                allow: None,
+                content_type: "text/html",
+            }
+        }
+        _ => {
+            let mut reply = internal("chaos: the service is unavailable, retry later");
+            reply.status = status;
+            reply
+        }
     }
 }
 
-/// Applies the faults that change a finished reply: its body, its error
-/// form, its status or its content type.
+/// A chaos 429: the bare form (API.md shows none for 429).
+pub(crate) fn too_many_requests() -> Reply {
+    bare(
+        429,
+        "error.too_many_requests",
+        "chaos: too many requests, retry later",
+    )
+}
+
+/// Applies the faults that edit a finished reply's JSON: its body or its
+/// error form. (Wire faults are applied when the response is written.)
 pub(crate) fn with_faults(mut reply: Reply, faults: &Faults) -> Reply {
     let success = reply.status == 200;
     if let Ok(mut value) = serde_json::from_slice::<Value>(&reply.body) {
@@ -123,16 +154,6 @@ pub(crate) fn with_faults(mut reply: Reply, faults: &Faults) -> Reply {
         if changed {
             reply.body = value.to_string().into_bytes();
         }
-    }
-    if !success && faults.has(Fault::TextErrors) {
-        reply.body = format!("error {}", reply.status).into_bytes();
-        reply.content_type = "text/plain";
-    }
-    if success && faults.has(Fault::ContentTypeText) {
-        reply.content_type = "text/plain";
-    }
-    if success && faults.has(Fault::Success201) {
-        reply.status = 201;
     }
     reply
 }

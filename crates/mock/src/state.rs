@@ -1,6 +1,9 @@
-//! What the API changes at run time: access keys and report exports.
+//! What changes at run time: access keys, the count of report exports,
+//! and the step of live data. All of it is bounded: a server shared by a
+//! team's CI for months does not grow.
 
-use std::sync::{Mutex, RwLock};
+use std::sync::RwLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use aggpay::AccessKeyId;
 
@@ -13,16 +16,21 @@ use crate::fault::{Fault, Faults};
 struct KeySlot {
     key: AccessKey,
     generation: u64,
-    /// Old secrets, still accepted only under `Fault::RotateKeepsOldSecret`.
+    /// The last old secrets, still accepted only under
+    /// `Fault::RotateKeepsOldSecret`.
     retired: Vec<aggpay::Secret>,
 }
+
+/// Old secrets kept per key for `Fault::RotateKeepsOldSecret`.
+const RETIRED_KEPT: usize = 16;
 
 /// Mutable state behind locks: a rotation replaces a key in one write, so
 /// no request ever sees a half-rotated key.
 #[derive(Debug)]
 pub(crate) struct State {
     keys: RwLock<Vec<KeySlot>>,
-    exports: Mutex<Vec<ReportExport>>,
+    exports: AtomicU64,
+    tick: AtomicU64,
 }
 
 /// Lock poisoning only follows a panic in a handler; the state itself is
@@ -50,7 +58,8 @@ impl State {
             .collect();
         Self {
             keys: RwLock::new(keys),
-            exports: Mutex::new(Vec::new()),
+            exports: AtomicU64::new(0),
+            tick: AtomicU64::new(0),
         }
     }
 
@@ -91,19 +100,27 @@ impl State {
                 data.key_secret(index as u64, slot.generation),
             );
             slot.retired.push(old);
+            if slot.retired.len() > RETIRED_KEPT {
+                slot.retired.remove(0);
+            }
         }
         slot.key.updated_at = jiff::Timestamp::now();
         Some(slot.key.clone())
     }
 
-    /// Stores a new export, numbering it; `make` builds it from its number.
+    /// Numbers a new export and builds it with `make` (exports are not
+    /// kept: no operation reads one back).
     pub(crate) fn add_export(&self, make: impl FnOnce(u64) -> ReportExport) -> ReportExport {
-        let mut exports = self
-            .exports
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let export = make(exports.len() as u64 + 1);
-        exports.push(export.clone());
-        export
+        make(self.exports.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+
+    /// The step of live data.
+    pub(crate) fn tick(&self) -> u64 {
+        self.tick.load(Ordering::SeqCst)
+    }
+
+    /// Advances live data by `steps`; returns the new step.
+    pub(crate) fn advance(&self, steps: u64) -> u64 {
+        self.tick.fetch_add(steps, Ordering::SeqCst) + steps
     }
 }

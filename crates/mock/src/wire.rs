@@ -104,9 +104,10 @@ pub(crate) struct WebhookList {
     pub(crate) count: StringCount,
 }
 
+/// Rows are [`SettlementBatch`]es, or the same already serialized.
 #[derive(Debug, Serialize)]
-pub(crate) struct BatchList {
-    pub(crate) batches: Vec<SettlementBatch>,
+pub(crate) struct BatchList<R> {
+    pub(crate) batches: Vec<R>,
     pub(crate) next_cursor: String,
     pub(crate) count: CursorCount,
 }

@@ -283,3 +283,30 @@ fn examples_reach_a_private_ca_server_with_aggpay_ca_cert() {
     assert!(out.status.success(), "{stdout}{stderr}");
     assert!(stdout.contains("483"), "{stdout}");
 }
+
+/// The whole CSV export through HTTPS from a mock behind a private CA, as a
+/// user runs it against staging: `AGGPAY_CA_CERT` is all it takes.
+#[test]
+fn batches_to_csv_runs_against_a_private_ca_mock() {
+    let ca = TestCa::new("aggpay staging CA");
+    let identity = ca.issue(&["localhost", "127.0.0.1"]);
+    let server = MockServer::start(MockConfig::new().batches(12).tls(
+        aggpay_mock::TlsIdentity::from_pem(identity.cert_pem, identity.key_pem),
+    ))
+    .unwrap();
+    let dir = TempDir::new("aggpay-ca");
+    let ca_file = dir.join("staging-ca.pem");
+    ca.write_pem(&ca_file);
+    let mut c = Command::new(example("batches_to_csv"));
+    c.env_clear()
+        .env(ENV_BASE_URL, server.url())
+        .env(ENV_AGGREGATOR_ID, server.aggregator_id().as_str())
+        .env(ENV_SECRET_KEY, server.secret_key().expose())
+        .env(ENV_CA_CERT, &ca_file);
+    let out = run(c);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let rows = stdout.lines().count();
+    assert!(rows > 10, "{rows} lines");
+    assert!(stderr.contains("wrote"), "{stderr}");
+}

@@ -45,21 +45,18 @@ const ID_SPACE: u64 = 10_000_000_000;
 /// Payout ids start this far into a batch's id space, after any transaction.
 const PAYOUT_OFFSET: u64 = 9_000_000_000;
 
-/// One page of a batch's rows: transactions or payouts.
+/// A batch's rows, transactions or payouts: the first `len` of them.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BatchRows<'a> {
     pub(crate) data: &'a Dataset,
     pub(crate) batch: u64,
     pub(crate) payouts: bool,
+    pub(crate) len: u64,
 }
 
 impl super::Seq for BatchRows<'_> {
     fn len(&self) -> u64 {
-        if self.payouts {
-            self.data.payout_count(self.batch)
-        } else {
-            self.data.transaction_count(self.batch)
-        }
+        self.len
     }
 
     fn id_at(&self, k: u64) -> u64 {
@@ -111,11 +108,12 @@ impl Dataset {
         )))
     }
 
-    pub(crate) fn batch_index(&self, token: &str) -> Option<u64> {
+    /// The index of the batch `token` names, among the first `count`.
+    pub(crate) fn batch_index(&self, token: &str, count: u64) -> Option<u64> {
         let body = token.strip_prefix("sb_")?;
         let head: String = body.get(..18)?.chars().filter(|c| *c != '-').collect();
         let index = self.codecs.batch.decode(&head)?;
-        (index < self.sizes.batches && self.batch_token(index).as_str() == token).then_some(index)
+        (index < count && self.batch_token(index).as_str() == token).then_some(index)
     }
 
     pub(crate) fn transaction_count(&self, batch: u64) -> u64 {
@@ -136,14 +134,23 @@ impl Dataset {
         if self.transaction_count(batch) == 0 {
             return 0;
         }
+        self.payouts_of_a_paid_batch(batch)
+    }
+
+    /// Payouts of a batch that has transactions.
+    pub(crate) fn payouts_of_a_paid_batch(&self, batch: u64) -> u64 {
         1 + Rng::new(self.seed, "payout-count", batch).below(self.sizes.merchants.min(7))
     }
 
     pub(crate) fn batch(&self, index: u64) -> SettlementBatch {
+        self.batch_as(index, self.batch_status(index), 0)
+    }
+
+    /// Batch `index` in `status`, its version raised by `transitions`.
+    pub(crate) fn batch_as(&self, index: u64, status: u8, transitions: i64) -> SettlementBatch {
         let mut rng = Rng::new(self.seed, "batch", index);
         let day = index as i64 * 86_400;
-        let status = BatchStatus::from_filter_value(self.batch_status(index))
-            .unwrap_or(BatchStatus::Created);
+        let status = BatchStatus::from_filter_value(status).unwrap_or(BatchStatus::Created);
         let date = at(day, 0);
         let file_name = if status == BatchStatus::Created {
             String::new()
@@ -156,7 +163,7 @@ impl Dataset {
             file_name,
             date,
             status,
-            version: 1 + rng.below(3) as i64,
+            version: 1 + rng.below(3) as i64 + transitions,
             created_by_job_id: parse_generated(JobId::parse(format!("job_{}", rng.hex(16)))),
             partner_id: self.partner_id.clone(),
             created_at: at(
@@ -175,14 +182,12 @@ impl Dataset {
         parse_generated(PaymentId::parse(format!("pm_{body}")))
     }
 
-    /// The (batch, transaction) a payment id names, if it exists.
-    pub(crate) fn payment_location(&self, id: &str) -> Option<(u64, u64)> {
+    /// The (batch, transaction) a payment id would name; whether it
+    /// exists is the view's business (`View::payment_location`).
+    pub(crate) fn payment_place(&self, id: &str) -> Option<(u64, u64)> {
         let index = self.codecs.payment.decode(id.strip_prefix("pm_")?)?;
         let (batch, txn) = (index >> 32, index & 0xffff_ffff);
-        let exists = batch < self.sizes.batches
-            && txn < self.transaction_count(batch)
-            && txn % REFUND_EVERY != REFUND_EVERY - 1;
-        exists.then_some((batch, txn))
+        (txn % REFUND_EVERY != REFUND_EVERY - 1).then_some((batch, txn))
     }
 
     /// A payment that exists, for sample inputs and refunds: the first
@@ -227,6 +232,7 @@ impl Dataset {
             data: self,
             batch,
             payouts: false,
+            len: 0,
         };
         let id = super::Seq::id_at(&rows, txn);
         let mut rng = Rng::new(self.seed, "txn", self.payment_index(batch, txn));
@@ -290,6 +296,7 @@ impl Dataset {
             data: self,
             batch,
             payouts: true,
+            len: 0,
         };
         let id = super::Seq::id_at(&rows, k);
         let mut rng = Rng::new(self.seed, "payout", self.payment_index(batch, k));

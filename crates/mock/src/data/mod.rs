@@ -2,9 +2,11 @@
 
 mod batches;
 mod directory;
+mod live;
 mod seq;
 
 pub(crate) use batches::BatchRows;
+pub(crate) use live::View;
 
 pub(crate) use seq::{BatchSeq, Seq, cursor_page};
 

@@ -49,40 +49,57 @@ pub(crate) fn cursor_page(seq: &impl Seq, cursor: u64, limit: u64, ascending: bo
 /// The settlement batches a filter selects, as positions into the batch list.
 ///
 /// Statuses are dealt in blocks of four, each block a permutation of the
-/// four statuses, so the k-th batch of a status is found in O(1).
-#[derive(Debug, Clone, Copy)]
+/// four statuses, so the k-th batch of a status is found in O(1) in the
+/// fixed dataset; live data, whose statuses move, lists the matches.
+#[derive(Debug, Clone)]
 pub(crate) enum BatchSeq<'a> {
-    All(&'a super::Dataset),
+    All(super::View<'a>),
     Status(&'a super::Dataset, u8),
-    One(&'a super::Dataset, Option<u64>),
+    Listed(super::View<'a>, Vec<u64>),
+    One(super::View<'a>, Option<u64>),
 }
 
-impl BatchSeq<'_> {
+impl<'a> BatchSeq<'a> {
+    /// The batches with status `status` (filter integer).
+    pub(crate) fn with_status(view: super::View<'a>, status: u8) -> Self {
+        if view.is_live() {
+            let matching = (0..view.batch_count())
+                .filter(|i| view.batch_status(*i) == status)
+                .collect();
+            BatchSeq::Listed(view, matching)
+        } else {
+            BatchSeq::Status(view.data, status)
+        }
+    }
+
     pub(crate) fn index_at(&self, k: u64) -> u64 {
-        match *self {
+        match self {
             BatchSeq::All(_) => k,
-            BatchSeq::Status(data, status) => 4 * k + data.status_position(k, status),
+            BatchSeq::Status(data, status) => 4 * k + data.status_position(k, *status),
+            BatchSeq::Listed(_, indices) => indices.get(k as usize).copied().unwrap_or(0),
             BatchSeq::One(_, index) => index.unwrap_or(0),
         }
     }
 
     fn data(&self) -> &super::Dataset {
-        match *self {
-            BatchSeq::All(d) | BatchSeq::Status(d, _) | BatchSeq::One(d, _) => d,
+        match self {
+            BatchSeq::Status(d, _) => d,
+            BatchSeq::All(v) | BatchSeq::Listed(v, _) | BatchSeq::One(v, _) => v.data,
         }
     }
 }
 
 impl Seq for BatchSeq<'_> {
     fn len(&self) -> u64 {
-        match *self {
-            BatchSeq::All(data) => data.sizes.batches,
+        match self {
+            BatchSeq::All(view) => view.batch_count(),
             BatchSeq::Status(data, status) => {
                 let n = data.sizes.batches;
                 let partial = n % 4;
                 let full = n / 4;
-                full + u64::from(data.status_position(full, status) < partial)
+                full + u64::from(data.status_position(full, *status) < partial)
             }
+            BatchSeq::Listed(_, indices) => indices.len() as u64,
             BatchSeq::One(_, index) => u64::from(index.is_some()),
         }
     }

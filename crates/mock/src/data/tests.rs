@@ -20,14 +20,16 @@ fn every_generated_row_serializes_with_valid_identifiers() {
     for i in 0..d.sizes.batches {
         let b = d.batch(i);
         assert!(rules::is_batch_token(b.token.as_str()));
-        assert_eq!(d.batch_index(b.token.as_str()), Some(i));
+        assert_eq!(View::fixed(&d).batch_index(b.token.as_str()), Some(i));
         for j in 0..d.transaction_count(i).min(40) {
             let t = d.transaction(i, j);
             let model: aggpay::Transaction = read(&t);
             assert_eq!(model.expected_net(), Some(t.net_amount));
             assert_eq!(t.latest_batch_id, b.token);
             assert_eq!(t.refund_id.is_some(), j % 16 == 15);
-            let (pb, pj) = d.payment_location(t.payment_id.as_str()).unwrap();
+            let (pb, pj) = View::fixed(&d)
+                .payment_location(t.payment_id.as_str())
+                .unwrap();
             assert_eq!(d.charges(pb, pj).net_amount, t.net_amount);
         }
         for k in 0..d.payout_count(i) {
@@ -48,7 +50,11 @@ fn every_generated_row_serializes_with_valid_identifiers() {
     }
     for i in 0..d.sizes.refunds {
         let r = d.refund(i);
-        assert!(d.payment_location(r.payment_id.as_str()).is_some());
+        assert!(
+            View::fixed(&d)
+                .payment_location(r.payment_id.as_str())
+                .is_some()
+        );
         assert_eq!(
             r.settle_at.is_some(),
             r.status == aggpay::RefundStatus::Completed
@@ -77,16 +83,26 @@ fn unknown_identifiers_are_not_found() {
     let d = data();
     let mut other = d.batch_token(3).into_string();
     other.replace_range(38.., if other.ends_with('0') { "1" } else { "0" });
-    assert_eq!(d.batch_index(&other), None);
+    assert_eq!(View::fixed(&d).batch_index(&other), None);
     assert_eq!(
-        d.batch_index("sb_zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz"),
+        View::fixed(&d).batch_index("sb_zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz"),
         None
     );
-    assert_eq!(d.payment_location("pm_0000000000000000"), None);
+    assert_eq!(
+        View::fixed(&d).payment_location("pm_0000000000000000"),
+        None
+    );
     // A refund transaction's index is not a payment.
     let b = d.large_batch().unwrap();
-    assert_eq!(d.payment_location(d.payment_id(b, 15).as_str()), None);
-    assert!(d.payment_location(d.payment_id(b, 14).as_str()).is_some());
+    assert_eq!(
+        View::fixed(&d).payment_location(d.payment_id(b, 15).as_str()),
+        None
+    );
+    assert!(
+        View::fixed(&d)
+            .payment_location(d.payment_id(b, 14).as_str())
+            .is_some()
+    );
 }
 
 #[test]
@@ -94,7 +110,7 @@ fn statuses_are_dealt_so_filters_need_no_scan() {
     let d = data();
     let n = d.sizes.batches;
     for status in 0..4u8 {
-        let seq = BatchSeq::Status(&d, status);
+        let seq = BatchSeq::with_status(View::fixed(&d), status);
         let expected: Vec<u64> = (0..n).filter(|i| d.batch_status(*i) == status).collect();
         let got: Vec<u64> = (0..seq.len()).map(|k| seq.index_at(k)).collect();
         assert_eq!(got, expected, "status {status}");
@@ -106,11 +122,7 @@ fn statuses_are_dealt_so_filters_need_no_scan() {
 fn deep_pages_are_cheap_and_ordered() {
     let d = data();
     let b = d.large_batch().unwrap();
-    let rows = batches::BatchRows {
-        data: &d,
-        batch: b,
-        payouts: false,
-    };
+    let rows = View::fixed(&d).rows(b, false);
     let last = rows.id_at(rows.len() - 1);
     let page = cursor_page(&rows, last, 100, false);
     assert_eq!(page.len(), 100);

@@ -1,0 +1,39 @@
+//! Access keys: the list and the rotation.
+
+use aggpay::AccessKeyId;
+
+use super::{lowercase, matches_any, page};
+use crate::fault::Fault;
+use crate::query::{Invalid, Query};
+use crate::reply::{self, Reply};
+use crate::router::App;
+use crate::wire::{IntCount, KeyList};
+
+impl App {
+    pub(crate) fn keys(&self, q: &Query) -> Result<Reply, Invalid> {
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
+        let names = lowercase(q.list("names")?);
+        let active = q
+            .boolean("is_active")?
+            .filter(|_| !self.faults.has(Fault::KeysActiveFilterIgnored));
+        let keys: Vec<_> = self
+            .state
+            .keys()
+            .into_iter()
+            .filter(|k| active.is_none_or(|a| k.is_active == a))
+            .filter(|k| matches_any(&k.name, &names))
+            .collect();
+        let count = IntCount(keys.len() as u64);
+        let keys = page(keys.into_iter(), offset, limit);
+        Ok(reply::ok(&KeyList { count, keys }))
+    }
+
+    pub(crate) fn rotate(&self, id: &str) -> Result<Reply, Invalid> {
+        let id = AccessKeyId::parse(id).map_err(|e| e.to_string())?;
+        Ok(match self.state.rotate(&self.data, &id, &self.faults) {
+            Some(key) => reply::ok(&key),
+            None => reply::not_found(),
+        })
+    }
+}

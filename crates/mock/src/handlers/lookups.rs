@@ -1,0 +1,55 @@
+//! Account lookups by IBAN, mobile or till code, and aliases.
+
+use aggpay::AliasId;
+
+use crate::query::{Invalid, Query};
+use crate::reply::{self, Reply};
+use crate::router::App;
+
+impl App {
+    pub(crate) fn account_info(&self, q: &Query) -> Result<Reply, Invalid> {
+        let with_title = q.boolean("with_title_fetch")?.unwrap_or(false);
+        let alias_type = q.choice("alias_type", &["MOBILE"])?;
+        let alias_value = q.one("alias_value")?.filter(|v| !v.is_empty());
+        let iban = q.one("iban")?.filter(|v| !v.is_empty());
+        let d = &self.data;
+        let found = match (iban, alias_type, alias_value) {
+            (_, Some(_), None) => {
+                return Err("`alias_value` is required with `alias_type`".to_owned());
+            }
+            (_, None, Some(_)) => {
+                return Err("`alias_type` is required with `alias_value`".to_owned());
+            }
+            (_, Some(_), Some(mobile)) => d.account_by_mobile(mobile).map(|m| (m, true)),
+            (Some(iban), None, None) => d.account_by_iban(iban).map(|m| (m, false)),
+            (None, None, None) => {
+                return Err("give `iban`, or `alias_type` and `alias_value`".to_owned());
+            }
+        };
+        Ok(match found {
+            Some((m, by_alias)) => reply::ok(&d.account_info(m, by_alias, with_title)),
+            None => reply::not_found(),
+        })
+    }
+
+    pub(crate) fn title_fetch(&self, q: &Query) -> Result<Reply, Invalid> {
+        q.choice("alias_type", &["TILL_CODE"])?;
+        let with_title = q.boolean("with_title_fetch")?.unwrap_or(false);
+        let value = q
+            .one("alias_value")?
+            .filter(|v| !v.is_empty())
+            .ok_or("`alias_value` is required")?;
+        Ok(match self.data.account_by_till(value) {
+            Some(m) => reply::ok(&self.data.account_info(m, true, with_title)),
+            None => reply::not_found(),
+        })
+    }
+
+    pub(crate) fn alias(&self, id: &str) -> Result<Reply, Invalid> {
+        let id = AliasId::parse(id).map_err(|e| e.to_string())?;
+        Ok(match self.data.alias_index(id.as_str()) {
+            Some(i) => reply::ok(&self.data.alias(i)),
+            None => reply::not_found(),
+        })
+    }
+}

@@ -1,0 +1,75 @@
+//! Aggregator merchants and rail merchants.
+
+use aggpay::{AggregatorMerchantId, RailMerchantId};
+
+use super::{counted_page, lowercase, matches_any};
+use crate::fault::Fault;
+use crate::query::{Invalid, Query};
+use crate::reply::{self, Reply};
+use crate::router::App;
+use crate::wire::{MerchantList, RailMerchantList, StringCount};
+
+impl App {
+    pub(crate) fn merchants(&self, q: &Query) -> Result<Reply, Invalid> {
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
+        let enabled = q
+            .boolean("enabled")?
+            .filter(|_| !self.faults.has(Fault::MerchantsEnabledFilterIgnored));
+        let ids = q
+            .list("merchant_identifiers")?
+            .into_iter()
+            .map(|s| AggregatorMerchantId::parse(s).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let names = lowercase(q.list("names")?);
+        let d = &self.data;
+        let rows = (0..d.sizes.merchants)
+            .filter(|i| {
+                ids.is_empty()
+                    || ids
+                        .iter()
+                        .any(|id| d.merchant_index(id.as_str()) == Some(*i))
+            })
+            .map(|i| d.merchant(i))
+            .filter(|m| enabled.is_none_or(|e| m.enabled == e))
+            .filter(|m| matches_any(&m.name, &names));
+        let (merchants, count) = counted_page(rows, offset, limit);
+        Ok(reply::ok(&MerchantList {
+            merchants,
+            count: StringCount(count),
+        }))
+    }
+
+    pub(crate) fn rail_merchants(&self, q: &Query) -> Result<Reply, Invalid> {
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
+        let status = q
+            .choice("status", &["Active", "Inactive", "Suspended"])?
+            .filter(|_| !self.faults.has(Fault::RailStatusFilterIgnored));
+        let name = q
+            .one("name")?
+            .map(str::to_lowercase)
+            .filter(|n| !n.is_empty());
+        let d = &self.data;
+        let rows = (0..d.rail_merchant_count())
+            .map(|i| d.rail_merchant(i))
+            .filter(|m| status.is_none_or(|s| m.status.as_str() == s))
+            .filter(|m| {
+                name.as_ref()
+                    .is_none_or(|n| m.name.to_lowercase().contains(n))
+            });
+        let (merchants, count) = counted_page(rows, offset, limit);
+        Ok(reply::ok(&RailMerchantList {
+            merchants,
+            count: StringCount(count),
+        }))
+    }
+
+    pub(crate) fn rail_merchant(&self, id: &str) -> Result<Reply, Invalid> {
+        let id = RailMerchantId::parse(id).map_err(|e| e.to_string())?;
+        Ok(match self.data.rail_merchant_index(id.as_str()) {
+            Some(i) => reply::ok(&self.data.rail_merchant(i)),
+            None => reply::not_found(),
+        })
+    }
+}

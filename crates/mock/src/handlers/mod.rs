@@ -1,0 +1,102 @@
+//! The 17 operations, grouped by resource family; the query helpers they
+//! share (page sizes and directions, with the faults that bend them).
+
+mod aggregator;
+mod keys;
+mod lookups;
+mod merchants;
+mod payments;
+mod qrs;
+mod settlements;
+mod webhooks;
+
+use crate::fault::Fault;
+use crate::query::{Invalid, Query};
+use crate::router::App;
+
+/// Page size rules of the cursor lists (API.md Limits).
+const CURSOR_DEFAULT: u64 = 30;
+const CURSOR_MAX: u64 = 100;
+/// Page size rules of the offset lists (WIRE.md).
+const OFFSET_DEFAULT: u64 = 10;
+const OFFSET_MAX: u64 = 100;
+
+impl App {
+    fn cursor_limit(&self, q: &Query) -> Result<u64, Invalid> {
+        let f = &self.faults;
+        let default = if f.has(Fault::DefaultLimit10) {
+            10
+        } else {
+            CURSOR_DEFAULT
+        };
+        let max = if f.has(Fault::NoLimitCap) {
+            1_000
+        } else {
+            CURSOR_MAX
+        };
+        self.limit(q, default, max)
+    }
+
+    fn offset_limit(&self, q: &Query) -> Result<u64, Invalid> {
+        if self.faults.has(Fault::OffsetLimitIgnored) {
+            self.limit(q, OFFSET_DEFAULT, OFFSET_MAX)?;
+            return Ok(1_000);
+        }
+        self.limit(q, OFFSET_DEFAULT, OFFSET_MAX)
+    }
+
+    fn limit(&self, q: &Query, default: u64, max: u64) -> Result<u64, Invalid> {
+        let negative = q.one("limit")?.is_some_and(|l| l.starts_with('-'));
+        if negative && self.faults.has(Fault::NegativeLimitAccepted) {
+            return Ok(default);
+        }
+        q.limit(default, max)
+    }
+
+    fn offset(&self, q: &Query) -> Result<u64, Invalid> {
+        let offset = q.offset()?;
+        Ok(if self.faults.has(Fault::OffsetIgnored) {
+            0
+        } else {
+            offset
+        })
+    }
+
+    fn ascending(&self, q: &Query) -> Result<bool, Invalid> {
+        if self.faults.has(Fault::LowercaseAsc) {
+            return Ok(q
+                .one("direction")?
+                .is_some_and(|d| d.eq_ignore_ascii_case("ASC")));
+        }
+        q.ascending()
+    }
+}
+
+fn lowercase(items: Vec<String>) -> Vec<String> {
+    items.into_iter().map(|s| s.to_lowercase()).collect()
+}
+
+/// True when no fragments are given or `name` contains one (case-insensitive).
+fn matches_any(name: &str, fragments: &[String]) -> bool {
+    let name = name.to_lowercase();
+    fragments.is_empty() || fragments.iter().any(|f| name.contains(f.as_str()))
+}
+
+fn page<T>(rows: impl Iterator<Item = T>, offset: u64, limit: u64) -> Vec<T> {
+    rows.skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .collect()
+}
+
+/// One page and the number of rows that matched, in a single pass.
+fn counted_page<T>(rows: impl Iterator<Item = T>, offset: u64, limit: u64) -> (Vec<T>, u64) {
+    let mut out = Vec::new();
+    let mut count = 0u64;
+    for row in rows {
+        if count >= offset && (out.len() as u64) < limit {
+            out.push(row);
+        }
+        count += 1;
+    }
+    (out, count)
+}

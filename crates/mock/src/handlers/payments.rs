@@ -1,0 +1,71 @@
+//! Payment charges and refunds.
+
+use aggpay::PaymentId;
+
+use super::counted_page;
+use crate::query::{Invalid, Query};
+use crate::reply::{self, Reply};
+use crate::router::App;
+use crate::wire::{IntCount, RefundList};
+
+impl App {
+    pub(crate) fn charges(&self, id: &str) -> Result<Reply, Invalid> {
+        let id = PaymentId::parse(id).map_err(|e| e.to_string())?;
+        Ok(match self.view().payment_location(id.as_str()) {
+            Some((b, j)) => reply::ok(&self.data.charges(b, j)),
+            None => reply::not_found(),
+        })
+    }
+
+    pub(crate) fn refunds(&self, q: &Query) -> Result<Reply, Invalid> {
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
+        let start = q.unix("start_date")?;
+        let end = q.unix("end_date")?;
+        let ascending = self.ascending(q)?;
+        let filters: Vec<(&str, Vec<&str>)> = [
+            "payment_id",
+            "status",
+            "trace_reference",
+            "msg_id",
+            "return_id",
+            "request_id",
+            "refund_id",
+        ]
+        .into_iter()
+        .map(|name| (name, q.all(name)))
+        .collect();
+        let d = &self.data;
+        let n = d.sizes.refunds;
+        let order: Box<dyn Iterator<Item = u64>> = if ascending {
+            Box::new(0..n)
+        } else {
+            Box::new((0..n).rev())
+        };
+        let rows = order
+            .filter(|i| {
+                let t = d.refund_created_unix(*i);
+                start.is_none_or(|s| t >= s) && end.is_none_or(|e| t <= e)
+            })
+            .map(|i| d.refund(i))
+            .filter(|r| {
+                filters.iter().all(|(name, wanted)| {
+                    let have = match *name {
+                        "payment_id" => r.payment_id.as_str(),
+                        "status" => r.status.as_str(),
+                        "trace_reference" => &r.trace_reference,
+                        "msg_id" => &r.msg_id,
+                        "return_id" => &r.return_id,
+                        "request_id" => &r.request_id,
+                        _ => &r.token,
+                    };
+                    wanted.is_empty() || wanted.contains(&have)
+                })
+            });
+        let (keys, count) = counted_page(rows, offset, limit);
+        Ok(reply::ok(&RefundList {
+            count: IntCount(count),
+            keys,
+        }))
+    }
+}

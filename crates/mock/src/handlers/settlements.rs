@@ -1,0 +1,249 @@
+//! Settlement batches, a batch's transactions and payouts, and report
+//! exports.
+
+use aggpay::{
+    BatchStatus, BatchToken, NumericId, PartnerId, RailMerchantId, ReportExportToken, ReportKind,
+    ReportStatus,
+};
+use serde_json::Value;
+
+use crate::data::{BatchSeq, Seq, cursor_page};
+use crate::fault::Fault;
+use crate::query::{Invalid, Query};
+use crate::reply::{self, Reply};
+use crate::router::App;
+use crate::synth::Rng;
+use crate::wire::{
+    BatchList, BatchTransactions, CursorCount, ReportExport, ReportExportCreated, StringCount,
+};
+
+impl App {
+    pub(crate) fn batches(&self, q: &Query) -> Result<Reply, Invalid> {
+        let cursor = q.cursor()?;
+        let limit = self.cursor_limit(q)?;
+        let ascending = self.ascending(q)?;
+        let status = match q.one("status")? {
+            None => None,
+            Some(raw) => Some(
+                raw.parse::<u8>()
+                    .ok()
+                    .filter(|s| BatchStatus::from_filter_value(*s).is_some() && raw.len() == 1)
+                    .ok_or_else(|| format!("`status` must be 0, 1, 2 or 3, got {raw:?}"))?,
+            ),
+        };
+        let status = status.filter(|_| !self.faults.has(Fault::StatusFilterIgnored));
+        let lenient = self.faults.has(Fault::LenientBatchToken);
+        let token = q
+            .one("batch_id")?
+            .filter(|_| !self.faults.has(Fault::BatchFilterIgnored))
+            .map(|s| match BatchToken::parse(s) {
+                Ok(t) => Ok(t.into_string()),
+                Err(_) if lenient => Ok(s.to_owned()),
+                Err(_) => {
+                    Err("`batch_id` must start with sb_ and be exactly 39 characters".to_owned())
+                }
+            })
+            .transpose()?;
+        let view = self.view();
+        let seq = match (&token, status) {
+            (Some(t), s) => {
+                let index = view.batch_index(t);
+                BatchSeq::One(
+                    view,
+                    index.filter(|i| s.is_none_or(|s| view.batch_status(*i) == s)),
+                )
+            }
+            (None, Some(s)) => BatchSeq::with_status(view, s),
+            (None, None) => BatchSeq::All(view),
+        };
+        let positions = cursor_page(&seq, self.page_cursor(cursor, ascending), limit, ascending);
+        let indices: Vec<u64> = positions.iter().map(|k| seq.index_at(*k)).collect();
+        let last = indices
+            .last()
+            .map(|i| self.data.batch_numeric_id(*i).to_string())
+            .unwrap_or_default();
+        let next_cursor = self.next_cursor(cursor, last);
+        let count = CursorCount {
+            filtered_count: StringCount(seq.len()),
+            total_count: StringCount(view.batch_count()),
+        };
+        // The fixed dataset's rows were serialized once, at start.
+        if let (false, Some(cached)) = (view.is_live(), &self.batch_rows) {
+            let batches = indices
+                .iter()
+                .filter_map(|i| cached.get(*i as usize).map(AsRef::as_ref))
+                .collect();
+            return Ok(reply::ok(&BatchList {
+                batches,
+                next_cursor,
+                count,
+            }));
+        }
+        let batches = indices.iter().map(|i| view.batch(*i)).collect();
+        Ok(reply::ok(&BatchList {
+            batches,
+            next_cursor,
+            count,
+        }))
+    }
+
+    /// The bound a page starts after: the cursor itself, unless a fault
+    /// makes the cursor's own row part of the page.
+    fn page_cursor(&self, cursor: u64, ascending: bool) -> u64 {
+        match (cursor, self.faults.has(Fault::CursorInclusive), ascending) {
+            (0, _, _) | (_, false, _) => cursor,
+            (c, true, true) => c - 1,
+            (c, true, false) => c.saturating_add(1),
+        }
+    }
+
+    /// The cursor a page hands out: the last row's id, unless a fault
+    /// makes it repeat the one it was given.
+    fn next_cursor(&self, given: u64, last: String) -> String {
+        if self.faults.has(Fault::CursorRepeat) && given != 0 && !last.is_empty() {
+            given.to_string()
+        } else {
+            last
+        }
+    }
+
+    pub(crate) fn transactions(&self, id: &str, q: &Query) -> Result<Reply, Invalid> {
+        let token = match BatchToken::parse(id) {
+            Ok(token) => token,
+            Err(_) if self.faults.has(Fault::LenientBatchToken) => return Ok(reply::not_found()),
+            Err(_) => {
+                return Err(
+                    "settlement batch id must start with sb_ and be exactly 39 characters"
+                        .to_owned(),
+                );
+            }
+        };
+        let cursor = q.cursor()?;
+        let limit = self.cursor_limit(q)?;
+        let ascending = self.ascending(q)?;
+        let payouts = q.boolean("only_settlement_txns")?.unwrap_or(false)
+            && !self.faults.has(Fault::PayoutsInTransactions);
+        let view = self.view();
+        let Some(batch) = view.batch_index(token.as_str()) else {
+            return Ok(reply::not_found());
+        };
+        let rows = view.rows(batch, payouts);
+        let positions = cursor_page(&rows, self.page_cursor(cursor, ascending), limit, ascending);
+        let last = positions
+            .last()
+            .map(|k| rows.id_at(*k).to_string())
+            .unwrap_or_default();
+        let next_cursor = self.next_cursor(cursor, last);
+        let d = &self.data;
+        let (settlement_transactions, transactions) = if payouts {
+            (
+                positions.iter().map(|k| d.payout(batch, *k)).collect(),
+                Vec::new(),
+            )
+        } else {
+            (
+                Vec::new(),
+                positions.iter().map(|k| d.transaction(batch, *k)).collect(),
+            )
+        };
+        Ok(reply::ok(&BatchTransactions {
+            settlement_transactions,
+            transactions,
+            next_cursor,
+            count: CursorCount {
+                filtered_count: StringCount(rows.len()),
+                total_count: StringCount(view.transaction_count(batch) + view.payout_count(batch)),
+            },
+        }))
+    }
+
+    pub(crate) fn report_export(&self, body: &[u8]) -> Result<Reply, Invalid> {
+        let value: Value =
+            serde_json::from_slice(body).map_err(|e| format!("body must be a JSON object: {e}"))?;
+        let Value::Object(fields) = value else {
+            return Err("body must be a JSON object".to_owned());
+        };
+        let text = |name: &str| -> Result<Option<&str>, Invalid> {
+            match fields.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.as_str())),
+                Some(_) => Err(format!("`{name}` must be a string")),
+            }
+        };
+        let lax = self.faults.has(Fault::ExportAcceptsEmptyBody);
+        let first = self.data.batch_token(0);
+        let batch_raw = match text("settlement_batch_id")? {
+            Some(b) => b,
+            None if lax => first.as_str(),
+            None => return Err("`settlement_batch_id` is required".to_owned()),
+        };
+        let batch_token = BatchToken::parse(batch_raw).map_err(|_| {
+            "`settlement_batch_id` must start with sb_ and be exactly 39 characters".to_owned()
+        })?;
+        let batch = self
+            .view()
+            .batch_index(batch_token.as_str())
+            .ok_or("`settlement_batch_id` names no batch")?;
+        let kind_raw = match text("kind")? {
+            Some(k) => k,
+            None if lax => "REPORT_KIND_BATCH",
+            None => return Err("`kind` is required".to_owned()),
+        };
+        let kind = match kind_raw {
+            "REPORT_KIND_BATCH" => ReportKind::Batch,
+            "REPORT_KIND_MERCHANT" => ReportKind::Merchant,
+            other => {
+                return Err(format!(
+                    "`kind` must be REPORT_KIND_BATCH or REPORT_KIND_MERCHANT, got {other:?}"
+                ));
+            }
+        };
+        let merchant = text("merchant_id")?.filter(|m| !m.is_empty());
+        let merchant_id = match (&kind, merchant) {
+            (ReportKind::Batch, None) => None,
+            (ReportKind::Batch, Some(_)) => {
+                return Err("`merchant_id` must be empty for REPORT_KIND_BATCH".to_owned());
+            }
+            (_, None) => {
+                return Err("`merchant_id` is required for REPORT_KIND_MERCHANT".to_owned());
+            }
+            (_, Some(m)) => {
+                let id = RailMerchantId::parse(m).map_err(|e| e.to_string())?;
+                if self.data.rail_merchant_index(id.as_str()).is_none() {
+                    return Err("`merchant_id` names no rail merchant".to_owned());
+                }
+                Some(id)
+            }
+        };
+        let data = &self.data;
+        let export = self.state.add_export(|number| {
+            let now = jiff::Timestamp::now();
+            let mut rng = Rng::new(data.seed, "export", number);
+            ReportExport {
+                id: NumericId::new(4_000 + number),
+                token: crate::data::parse_generated(ReportExportToken::parse(format!(
+                    "rpt_{}",
+                    rng.hex(16)
+                ))),
+                settlement_batch_id: data.batch_token(batch),
+                merchant_id: merchant_id.map(|m| m.into_string()).unwrap_or_default(),
+                kind,
+                status: ReportStatus::Seeded,
+                attempts: 1,
+                error_message: String::new(),
+                storage_key: String::new(),
+                record_count: StringCount(0),
+                file_size: StringCount(0),
+                started_at: now,
+                finished_at: None,
+                created_at: now,
+                updated_at: now,
+                partner_id: PartnerId::clone(&data.partner_id),
+                version: 1,
+            }
+        });
+        Ok(reply::ok(&ReportExportCreated {
+            report_export: export,
+        }))
+    }
+}

@@ -1,0 +1,20 @@
+//! Webhook endpoints.
+
+use super::page;
+use crate::query::{Invalid, Query};
+use crate::reply::{self, Reply};
+use crate::router::App;
+use crate::wire::{StringCount, WebhookList};
+
+impl App {
+    pub(crate) fn webhooks(&self, q: &Query) -> Result<Reply, Invalid> {
+        let limit = self.offset_limit(q)?;
+        let offset = self.offset(q)?;
+        let d = &self.data;
+        let endpoints = page((0..d.sizes.webhooks).map(|i| d.webhook(i)), offset, limit);
+        Ok(reply::ok(&WebhookList {
+            endpoints,
+            count: StringCount(d.sizes.webhooks),
+        }))
+    }
+}

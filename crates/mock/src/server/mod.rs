@@ -1,0 +1,256 @@
+//! The HTTP side: a hyper server on a tokio runtime the mock owns.
+//!
+//! - `listen`: the accept loop, the connection cap and its shedding.
+//! - `conn`: one connection: framing checks, timeouts, TLS.
+//! - `service`: one request: latency, chaos, body limits, the answer.
+//! - `body`: response bodies, whole or broken on purpose.
+
+mod body;
+mod conn;
+mod listen;
+mod service;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use aggpay::{AccessKeyId, AggregatorId, AliasId, PaymentId, RailMerchantId, Secret};
+use serde::Serialize;
+use tokio::sync::watch;
+
+use crate::config::MockConfig;
+use crate::data::Dataset;
+use crate::router::App;
+use crate::state::State;
+
+/// Errors of the mock server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The listening socket could not be opened.
+    #[error("listen on {addr}: {reason}")]
+    Listen {
+        /// The address asked for.
+        addr: String,
+        /// Why it failed.
+        reason: String,
+    },
+    /// The TLS identity could not be used.
+    #[error("set up tls: {0}")]
+    Tls(String),
+    /// The configuration cannot be served.
+    #[error("configure the mock: {0}")]
+    Config(String),
+}
+
+/// The most batches live data moves (its status filter lists matches).
+const LIVE_MAX_BATCHES: u64 = 100_000;
+
+/// A running mock server, shut down when dropped.
+///
+/// ```no_run
+/// use aggpay_mock::{MockConfig, MockServer};
+///
+/// let server = MockServer::start(MockConfig::new())?;
+/// println!("{} {}", server.url(), server.aggregator_id());
+/// # Ok::<(), aggpay_mock::Error>(())
+/// ```
+pub struct MockServer {
+    app: Arc<App>,
+    addr: SocketAddr,
+    url: String,
+    shutdown: watch::Sender<bool>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+/// Sample inputs a user needs to try every operation, as `--info-file`
+/// writes them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct MockInfo {
+    /// The base URL, path prefix included.
+    pub base_url: String,
+    /// The aggregator every path names.
+    pub aggregator_id: AggregatorId,
+    /// An active key's secret, in clear: this is what a user needs to paste.
+    pub secret_key: String,
+    /// A payment with charges.
+    pub payment_id: Option<PaymentId>,
+    /// An alias find-alias resolves.
+    pub alias_id: AliasId,
+    /// A rail merchant.
+    pub rail_merchant_id: RailMerchantId,
+    /// An active key other than `secret_key`'s, safe to rotate.
+    pub access_key_id: Option<AccessKeyId>,
+    /// An IBAN account-info resolves.
+    pub iban: String,
+    /// A mobile number account-info resolves with `alias_type=MOBILE`.
+    pub mobile: String,
+    /// A till code title-fetch resolves.
+    pub till_code: String,
+}
+
+impl std::fmt::Debug for MockServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MockServer")
+            .field("url", &self.url)
+            .field("aggregator_id", &self.app.data.aggregator_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MockServer {
+    /// Starts the server on the configured host and port, on a runtime of
+    /// its own (the caller needs none).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Listen`] when the address cannot be bound, [`Error::Tls`]
+    /// for an unusable identity, [`Error::Config`] for live data over more
+    /// than 100,000 batches.
+    pub fn start(config: MockConfig) -> Result<Self, Error> {
+        if config.live && config.sizes.batches > LIVE_MAX_BATCHES {
+            return Err(Error::Config(format!(
+                "live data moves at most {LIVE_MAX_BATCHES} batches"
+            )));
+        }
+        let tls = config.tls.as_ref().map(conn::acceptor).transpose()?;
+        let addr = format!("{}:{}", config.host, config.port);
+        let listen_error = |reason: String| Error::Listen {
+            addr: addr.clone(),
+            reason,
+        };
+        let listener = listen::bind(&addr).map_err(|e| listen_error(e.to_string()))?;
+        let bound = listener
+            .local_addr()
+            .map_err(|e| listen_error(e.to_string()))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(config.workers)
+            .thread_name("aggpay-mock")
+            .enable_all()
+            .build()
+            .map_err(|e| listen_error(format!("cannot start the runtime: {e}")))?;
+        let listener = {
+            let _entered = runtime.enter();
+            tokio::net::TcpListener::from_std(listener).map_err(|e| listen_error(e.to_string()))?
+        };
+        let data = Dataset::new(config.seed, config.sizes.clone());
+        let state = State::new(&data);
+        let app = Arc::new(App::new(data, state, &config));
+        let host = if bound.is_ipv6() {
+            format!("[{}]", bound.ip())
+        } else {
+            bound.ip().to_string()
+        };
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let url = format!("{scheme}://{host}:{}{}", bound.port(), app.prefix);
+        let (shutdown, stopped) = watch::channel(false);
+        let limits = listen::effective_limits(config.limits);
+        runtime.spawn(listen::serve(
+            listener,
+            app.clone(),
+            limits,
+            tls,
+            stopped.clone(),
+        ));
+        if let Some(every) = config.live_every {
+            runtime.spawn(tick_every(app.clone(), every, stopped));
+        }
+        Ok(Self {
+            app,
+            addr: bound,
+            url,
+            shutdown,
+            runtime: Some(runtime),
+        })
+    }
+
+    /// The base URL, path prefix included, without a trailing slash.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The bound socket address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The aggregator every path must name.
+    pub fn aggregator_id(&self) -> &AggregatorId {
+        &self.app.data.aggregator_id
+    }
+
+    /// The current secret of the first access key (active, never rotated by
+    /// the harness).
+    pub fn secret_key(&self) -> Secret {
+        self.app
+            .state
+            .key(0)
+            .map(|k| k.secret)
+            .unwrap_or_else(|| Secret::new(""))
+    }
+
+    /// Advances live data by `steps` (see [`MockConfig::live`]) and returns
+    /// the new step; without live data nothing moves and 0 is returned.
+    pub fn advance(&self, steps: u64) -> u64 {
+        self.app.advance(steps)
+    }
+
+    /// The step live data is at (0 without live data).
+    pub fn live_step(&self) -> u64 {
+        self.app.state.tick()
+    }
+
+    /// Sample inputs for every operation.
+    pub fn info(&self) -> MockInfo {
+        let d = &self.app.data;
+        let rotatable = self
+            .app
+            .state
+            .keys()
+            .into_iter()
+            .skip(1)
+            .find(|k| k.is_active)
+            .and_then(|k| k.access_key_id().cloned());
+        let view = self.app.view();
+        MockInfo {
+            base_url: self.url.clone(),
+            aggregator_id: d.aggregator_id.clone(),
+            secret_key: self.secret_key().expose().to_owned(),
+            payment_id: d
+                .some_payment(0)
+                .filter(|(b, j)| view.transaction_count(*b) > *j)
+                .map(|(b, j)| d.payment_id(b, j)),
+            alias_id: d.alias_token(0),
+            rail_merchant_id: d.rail_merchant_token(0),
+            access_key_id: rotatable,
+            iban: d.merchant_iban(0),
+            mobile: d.rail_mobile(0),
+            till_code: d.till_code(0),
+        }
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+        if let Some(runtime) = self.runtime.take() {
+            // Open connections are cut: a test's server goes away at once.
+            runtime.shutdown_timeout(Duration::from_millis(500));
+        }
+    }
+}
+
+/// Advances live data on a timer until the server stops.
+async fn tick_every(app: Arc<App>, every: Duration, mut stopped: watch::Receiver<bool>) {
+    let mut interval = tokio::time::interval(every);
+    interval.tick().await;
+    loop {
+        tokio::select! {
+            _ = interval.tick() => {
+                app.advance(1);
+            }
+            _ = stopped.changed() => return,
+        }
+    }
+}

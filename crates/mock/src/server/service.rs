@@ -1,0 +1,184 @@
+//! One request: the control endpoints, latency and chaos, the body and
+//! its limits, then the answer with the wire faults applied.
+
+use std::convert::Infallible;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming as IncomingBody;
+use hyper::header::{
+    ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, DATE, HeaderValue, RETRY_AFTER,
+};
+use hyper::{Request, Response};
+
+use super::body::MockBody;
+use super::conn::{Busy, ConnState, Framing};
+use crate::chaos::Mishap;
+use crate::config::Limits;
+use crate::fault::Fault;
+use crate::reply::{self, Reply};
+use crate::router::{App, Incoming};
+
+/// How the answer goes out besides its bytes.
+#[derive(Debug, Default)]
+struct Delivery {
+    /// Close the connection after this answer.
+    close: bool,
+    /// `Retry-After` in seconds.
+    retry_after: Option<u64>,
+    /// A chaos mishap that breaks the body.
+    mishap: Option<Mishap>,
+}
+
+/// Answers one request. Never fails: every problem is an answer.
+pub(super) async fn answer(
+    request: Request<IncomingBody>,
+    app: Arc<App>,
+    conn: Arc<ConnState>,
+    limits: Limits,
+) -> Result<Response<MockBody>, Infallible> {
+    let busy = conn.begin();
+    let framing = conn.next_framing();
+    let (parts, body) = request.into_parts();
+    let target = parts
+        .uri
+        .path_and_query()
+        .map_or_else(|| parts.uri.path().to_owned(), |p| p.as_str().to_owned());
+    if let Some(reply) = app.control(parts.method.as_str(), &target) {
+        return Ok(respond(&app, reply, Delivery::default(), &conn, busy));
+    }
+    let n = app.next_request();
+    let latency = app.latency.delay(app.data.seed, n);
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    let mut delivery = Delivery::default();
+    match app.chaos.decide(app.data.seed, n) {
+        Some(Mishap::Status(status)) => {
+            delivery.close = true;
+            return Ok(respond(
+                &app,
+                reply::chaos_status(status),
+                delivery,
+                &conn,
+                busy,
+            ));
+        }
+        Some(Mishap::TooMany) => {
+            delivery.close = true;
+            delivery.retry_after = Some(app.chaos.retry_after_secs());
+            return Ok(respond(
+                &app,
+                reply::too_many_requests(),
+                delivery,
+                &conn,
+                busy,
+            ));
+        }
+        mishap => delivery.mishap = mishap,
+    }
+    if framing == Framing::Ambiguous {
+        delivery.close = true;
+        let reply = reply::bad_request("Content-Length together with Transfer-Encoding");
+        return Ok(respond(&app, reply, delivery, &conn, busy));
+    }
+    delivery.close = framing == Framing::Chunked;
+    let declared = parts
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limits.max_body_bytes) {
+        // Refused unread: the connection closes instead of draining it.
+        delivery.close = true;
+        let reply = reply::bad_request(format!("body larger than {} bytes", limits.max_body_bytes));
+        return Ok(respond(&app, reply, delivery, &conn, busy));
+    }
+    let limit = usize::try_from(limits.max_body_bytes).unwrap_or(usize::MAX);
+    let read = tokio::time::timeout(
+        limits.body_read_timeout,
+        Limited::new(body, limit).collect(),
+    );
+    let body: Bytes = match read.await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(_)) => {
+            delivery.close = true;
+            let reply = reply::bad_request(format!(
+                "body larger than {} bytes, or broken",
+                limits.max_body_bytes
+            ));
+            return Ok(respond(&app, reply, delivery, &conn, busy));
+        }
+        Err(_) => {
+            delivery.close = true;
+            let reply = reply::bad_request(format!(
+                "body not received within {} s",
+                limits.body_read_timeout.as_secs_f64()
+            ));
+            return Ok(respond(&app, reply, delivery, &conn, busy));
+        }
+    };
+    let key = parts
+        .headers
+        .get(aggpay::rules::KEY_HEADER)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let incoming = Incoming {
+        method: parts.method.as_str(),
+        url: &target,
+        key: key.as_deref(),
+        body: &body,
+    };
+    // A panic is a bug, but it must cost one request, not the connection.
+    let reply = catch_unwind(AssertUnwindSafe(|| app.handle(&incoming)))
+        .unwrap_or_else(|_| reply::internal("the mock failed to answer this request"));
+    Ok(respond(&app, reply, delivery, &conn, busy))
+}
+
+/// The response: the reply with the wire faults, and the chaos body.
+fn respond(
+    app: &App,
+    mut reply: Reply,
+    delivery: Delivery,
+    conn: &Arc<ConnState>,
+    busy: Busy,
+) -> Response<MockBody> {
+    let faults = &app.faults;
+    let success = (200..300).contains(&reply.status);
+    if !success && faults.has(Fault::TextErrors) {
+        reply.body = format!("error {}", reply.status).into_bytes();
+        reply.content_type = "text/plain";
+    }
+    if success && faults.has(Fault::ContentTypeText) {
+        reply.content_type = "text/plain";
+    }
+    if success && faults.has(Fault::Success201) && reply.status == 200 {
+        reply.status = 201;
+    }
+    let body = match delivery.mishap {
+        Some(Mishap::Reset) => MockBody::cut(reply.body, Some(conn.clone()), Some(busy)),
+        Some(Mishap::Truncate) => MockBody::cut(reply.body, None, Some(busy)),
+        Some(Mishap::Slow) => MockBody::slow(reply.body, app.chaos.slow_duration(), Some(busy)),
+        _ if faults.has(Fault::Chunked) => MockBody::chunked(reply.body, Some(busy)),
+        _ => MockBody::whole(reply.body, Some(busy)),
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = hyper::StatusCode::from_u16(reply.status)
+        .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(reply.content_type));
+    if let Some(allow) = reply.allow {
+        headers.insert(ALLOW, HeaderValue::from_static(allow));
+    }
+    if let Some(after) = delivery.retry_after {
+        headers.insert(RETRY_AFTER, HeaderValue::from(after));
+    }
+    if delivery.close {
+        headers.insert(CONNECTION, HeaderValue::from_static("close"));
+    }
+    if faults.has(Fault::BadDateHeader) {
+        headers.insert(DATE, HeaderValue::from_static("yesterday, around noon"));
+    }
+    response
+}

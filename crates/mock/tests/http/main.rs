@@ -1,0 +1,16 @@
+//! The mock over real HTTP on loopback: every operation, the attacks a
+//! shared server must survive, chaos and live data, TLS, and the command
+//! line. One test binary, one module per concern.
+
+mod attacks;
+mod chaos;
+mod cli;
+mod cursor;
+mod errors;
+mod live;
+mod offset;
+mod operations;
+mod robustness;
+mod support;
+mod tls;
+mod writes;
