@@ -1,6 +1,8 @@
-//! Command-line arguments.
+//! Command-line arguments. Every number is checked for its range before
+//! the run starts: a value out of range exits 2 with a message.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
@@ -15,14 +17,19 @@ pub enum Format {
     Junit,
 }
 
+/// Requests in flight at once by default: enough to hide a remote
+/// staging's latency, few enough to be a polite client.
+pub const DEFAULT_JOBS: u16 = 16;
+
 /// Tells, with evidence, whether a server honours the aggregator settlement
 /// API (API.md). Without --base-url it starts the built-in mock and runs
 /// against it.
 ///
 /// Exit codes: 0 every required rule passed (and, with --strict, every
-/// observation); 1 a required rule failed (or an observation, with
-/// --strict); 2 the run could not be made (bad arguments, server
-/// unreachable, key rejected on the first call).
+/// observation), known failures of a --baseline aside; 1 a required rule
+/// failed anew (or an observation, with --strict); 2 the run could not be
+/// made or finished (bad arguments, server unreachable, key rejected on the
+/// first call, --max-duration reached).
 #[derive(Debug, Clone, Parser)]
 #[command(name = "aggpay-conformance", version, about, long_about)]
 pub struct Args {
@@ -36,6 +43,10 @@ pub struct Args {
     /// The aggregator id (agg_…).
     #[arg(long, env = "AGGPAY_AGGREGATOR_ID")]
     pub aggregator: Option<String>,
+    /// A PEM file of CA certificates to trust instead of the bundled
+    /// roots: for a staging server behind a private CA.
+    #[arg(long, env = "AGGPAY_CA_CERT", value_name = "PEM")]
+    pub ca_cert: Option<PathBuf>,
 
     /// A payment with charges (discovered from batch transactions if omitted).
     #[arg(long)]
@@ -70,7 +81,7 @@ pub struct Args {
     #[arg(long)]
     pub output: Option<PathBuf>,
     /// Generated cases per property.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub cases: u32,
     /// Seed of the generated cases: the same seed makes the same run. A
     /// random one is drawn, and printed, when omitted.
@@ -85,13 +96,70 @@ pub struct Args {
     /// List the rules and exit.
     #[arg(long)]
     pub list_rules: bool,
-    /// At most this many requests per second.
-    #[arg(long, value_name = "REQ_PER_S")]
+    /// Print what API.md states and the rules that judge each statement
+    /// (COVERAGE.md), and exit.
+    #[arg(long)]
+    pub coverage: bool,
+    /// Requests in flight at once, rules and the requests inside them
+    /// together (1: one at a time). The report, the seed and the cases are
+    /// the same whatever it is.
+    #[arg(long, default_value_t = DEFAULT_JOBS, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: u16,
+    /// At most this many requests per second, all jobs together.
+    #[arg(long, value_name = "REQ_PER_S", value_parser = rate)]
     pub rate_limit: Option<f64>,
     /// Seconds allowed for each request.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
     pub timeout: f64,
+    /// Seconds allowed for the whole run: at the end of it the run stops
+    /// cleanly, reports what did not run, and exits 2.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub max_duration: Option<f64>,
+    /// Known failures (a file --write-baseline wrote): they are reported
+    /// as known and do not fail the run; new ones do.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write this run's failures as a baseline to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
     /// Observations count as failures.
     #[arg(long)]
     pub strict: bool,
+}
+
+/// A number of seconds from 1 ms to a day.
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if (0.001..=86_400.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0.001 to 86400"
+        )),
+    }
+}
+
+/// A request rate from one a minute to a million a second.
+fn rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if (1.0 / 60.0..=1_000_000.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{text}` is not a number of requests per second from 0.0167 (one a minute) to 1000000"
+        )),
+    }
+}
+
+impl Args {
+    /// The per-request timeout.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout)
+    }
+
+    /// The least time between two requests, with a rate limit.
+    pub fn interval(&self) -> Option<Duration> {
+        self.rate_limit.map(|r| Duration::from_secs_f64(1.0 / r))
+    }
+
+    /// The run budget.
+    pub fn max_duration(&self) -> Option<Duration> {
+        self.max_duration.map(Duration::from_secs_f64)
+    }
 }

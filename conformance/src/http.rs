@@ -1,20 +1,28 @@
 //! The harness's own HTTP: raw exchanges judged as bytes and JSON, bounded
-//! in time and size, paced, logged for the header rules, never printing the
-//! key.
+//! in time and size, paced, within the run's budget, shown only through a
+//! redactor that knows every secret seen.
 
-use std::cell::{Cell, RefCell};
-use std::sync::LazyLock;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use regex::Regex;
+use aggpay::rules::KEY_HEADER;
+pub(crate) use aggpay::rules::encode_component as encode;
+use aggpay::util::Redactor;
 use serde_json::Value;
 
-pub use aggpay::rules::{KEY_HEADER, encode_component as encode};
+use crate::pool::Pool;
+
 /// Largest body read; a larger one fails the exchange (an endless body
 /// cannot hang the harness).
 pub const MAX_BODY: u64 = 16 * 1024 * 1024;
-/// How many offending exchanges a header rule keeps as evidence.
+/// How many offending exchanges an exchange rule keeps as evidence.
 const KEEP: usize = 5;
+/// How many characters of a body evidence quotes.
+pub const SNIPPET: usize = 300;
+/// What a request not sent because the run budget ran out says.
+pub const BUDGET_SPENT: &str = "not sent: the run budget (--max-duration) ran out";
 
 /// Which key a request carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,8 +31,12 @@ pub enum Auth {
     Key,
     /// No header at all.
     Missing,
-    /// This value instead of the key.
-    Other(String),
+    /// A real credential other than the configured key (an old secret
+    /// after a rotation): never shown.
+    Secret(String),
+    /// A made-up value (an empty or generated wrong key): shown, so a
+    /// failure can be reproduced.
+    Probe(String),
 }
 
 /// A request as the reports show it.
@@ -32,7 +44,8 @@ pub enum Auth {
 pub struct Request {
     /// HTTP method.
     pub method: &'static str,
-    /// Path below `/v1/aggregators/{aggregator-id}` (starting with `/` or empty).
+    /// Path below `/v1/aggregators/{aggregator-id}` (starting with `/` or
+    /// empty), segments already encoded.
     pub path: String,
     /// Query parameters, unencoded.
     pub query: Vec<(String, String)>,
@@ -40,6 +53,8 @@ pub struct Request {
     pub body: Option<String>,
     /// Which key is sent.
     pub auth: Auth,
+    /// Another aggregator in the path than the configured one.
+    pub aggregator: Option<String>,
 }
 
 impl Request {
@@ -51,6 +66,24 @@ impl Request {
             query: Vec::new(),
             body: None,
             auth: Auth::Key,
+            aggregator: None,
+        }
+    }
+
+    /// A PUT with the configured key.
+    pub fn put(path: impl Into<String>) -> Self {
+        Self {
+            method: "PUT",
+            ..Self::get(path)
+        }
+    }
+
+    /// A POST of a JSON body with the configured key.
+    pub fn post(path: impl Into<String>, body: impl Into<String>) -> Self {
+        Self {
+            method: "POST",
+            body: Some(body.into()),
+            ..Self::get(path)
         }
     }
 
@@ -65,6 +98,12 @@ impl Request {
         self.auth = auth;
         self
     }
+
+    /// Names another aggregator in the path.
+    pub fn for_aggregator(mut self, aggregator: impl Into<String>) -> Self {
+        self.aggregator = Some(aggregator.into());
+        self
+    }
 }
 
 /// One request and what came back.
@@ -74,7 +113,7 @@ pub struct Exchange {
     pub request: Request,
     /// The full URL (query encoded), without the key.
     pub url: String,
-    /// HTTP status, or the transport error.
+    /// HTTP status, or why there is none.
     pub outcome: Result<u16, String>,
     /// Response headers (lowercase names).
     pub headers: Vec<(String, String)>,
@@ -112,51 +151,55 @@ impl Exchange {
     }
 }
 
-/// A violation of a header-level rule, kept as evidence.
-#[derive(Debug, Clone)]
-pub struct Violation {
-    /// What was wrong.
-    pub message: String,
-    /// The exchange.
-    pub exchange: Exchange,
-}
+/// A rule that judges every exchange of the run as it happens: the id of
+/// the rule and its verdict on one exchange (`Some(why)` when broken).
+pub type Observer = (&'static str, fn(&Exchange) -> Option<String>);
 
-/// What the header-level rules learn from every exchange of the run.
+/// What the exchange rules found, per rule: evidence kept and the count.
 #[derive(Debug, Default)]
 pub struct Log {
     /// Answered exchanges.
     pub answered: u64,
     /// Successful exchanges.
     pub successes: u64,
-    /// Per rule id: violations kept and how many there were.
-    pub violations: Vec<(&'static str, Vec<Violation>, u64)>,
+    violations: Vec<Violations>,
+}
+
+/// One exchange rule's violations: evidence kept (at most [`KEEP`]) and
+/// how many there were in all.
+#[derive(Debug)]
+struct Violations {
+    rule: &'static str,
+    kept: Vec<(String, Exchange)>,
+    total: u64,
 }
 
 impl Log {
     fn note(&mut self, rule: &'static str, message: String, exchange: &Exchange) {
-        let entry = match self.violations.iter().position(|(r, _, _)| *r == rule) {
-            Some(i) => &mut self.violations[i],
+        let at = match self.violations.iter().position(|v| v.rule == rule) {
+            Some(i) => i,
             None => {
-                self.violations.push((rule, Vec::new(), 0));
-                let last = self.violations.len() - 1;
-                &mut self.violations[last]
+                self.violations.push(Violations {
+                    rule,
+                    kept: Vec::new(),
+                    total: 0,
+                });
+                self.violations.len() - 1
             }
         };
-        entry.2 += 1;
-        if entry.1.len() < KEEP {
-            entry.1.push(Violation {
-                message,
-                exchange: exchange.clone(),
-            });
+        let entry = &mut self.violations[at];
+        entry.total += 1;
+        if entry.kept.len() < KEEP {
+            entry.kept.push((message, exchange.clone()));
         }
     }
 
     /// The violations of one rule and their total.
-    pub fn of(&self, rule: &str) -> (Vec<Violation>, u64) {
+    pub fn of(&self, rule: &str) -> (Vec<(String, Exchange)>, u64) {
         self.violations
             .iter()
-            .find(|(r, _, _)| *r == rule)
-            .map(|(_, v, n)| (v.clone(), *n))
+            .find(|v| v.rule == rule)
+            .map(|v| (v.kept.clone(), v.total))
             .unwrap_or_default()
     }
 }
@@ -164,24 +207,44 @@ impl Log {
 /// Status, headers (lowercase names) and body of an answer.
 type Answer = (u16, Vec<(String, String)>, Vec<u8>);
 
-/// The harness's HTTP client of one server.
+/// How the harness reaches the server.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The base URL, its path prefix included.
+    pub base: String,
+    /// The aggregator of every path.
+    pub aggregator: String,
+    /// The key.
+    pub key: String,
+    /// Per request.
+    pub timeout: Duration,
+    /// The least time between two requests.
+    pub interval: Option<Duration>,
+    /// A PEM file of CA certificates to trust.
+    pub ca_cert: Option<std::path::PathBuf>,
+    /// When the run must end.
+    pub deadline: Option<Instant>,
+    /// Requests in flight at once.
+    pub jobs: usize,
+}
+
+/// The harness's HTTP client of one server. `Sync`: rules share it.
 pub struct Http {
     agent: ureq::Agent,
     base: String,
     aggregator: String,
     key: String,
-    min_interval: Option<Duration>,
-    next_slot: Cell<Instant>,
-    log: RefCell<Log>,
-    sent: Cell<u64>,
+    timeout: Duration,
+    interval: Option<Duration>,
+    next_slot: Mutex<Instant>,
+    deadline: Option<Instant>,
+    spent: AtomicBool,
+    pool: Arc<Pool>,
+    redactor: RwLock<Redactor>,
+    observers: Vec<Observer>,
+    log: Mutex<Log>,
+    sent: AtomicU64,
 }
-
-/// A `"secret": "…"` member of a JSON body: access key lists carry secrets
-/// in clear, and no report may show one.
-static SECRET_FIELD: LazyLock<Regex> = LazyLock::new(|| {
-    // A literal pattern; the unit test `scrubbing_and_curl` compiles it.
-    Regex::new(r#""secret"\s*:\s*"(?:[^"\\]|\\.)*""#).unwrap_or_else(|e| unreachable!("{e}"))
-});
 
 impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -192,47 +255,97 @@ impl std::fmt::Debug for Http {
     }
 }
 
+/// The CA certificates of a PEM file, for the agent's trust store.
+fn ca_roots(path: &Path) -> Result<Vec<ureq::tls::Certificate<'static>>, String> {
+    let pem = std::fs::read(path)
+        .map_err(|e| format!("cannot read the CA file {}: {e}", path.display()))?;
+    let mut certs = Vec::new();
+    for item in ureq::tls::parse_pem(&pem) {
+        match item {
+            Ok(ureq::tls::PemItem::Certificate(cert)) => certs.push(cert),
+            Ok(_) => {}
+            Err(e) => {
+                return Err(format!(
+                    "the CA file {} is not valid PEM: {e}",
+                    path.display()
+                ));
+            }
+        }
+    }
+    if certs.is_empty() {
+        return Err(format!(
+            "the CA file {} holds no PEM certificate",
+            path.display()
+        ));
+    }
+    Ok(certs)
+}
+
 impl Http {
-    /// A client of `base` for `aggregator`, with a per-request timeout and
-    /// an optional request rate.
+    /// A client of `config.base`, judging every exchange with `observers`.
+    ///
+    /// # Errors
+    ///
+    /// Why the CA file cannot be used.
     pub fn new(
-        base: &str,
-        aggregator: &str,
-        key: &str,
-        timeout: Duration,
-        rate: Option<f64>,
-    ) -> Self {
+        config: HttpConfig,
+        pool: Arc<Pool>,
+        observers: Vec<Observer>,
+    ) -> Result<Self, String> {
+        let mut tls = ureq::tls::TlsConfig::builder();
+        if let Some(path) = &config.ca_cert {
+            tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&ca_roots(path)?));
+        }
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_global(Some(timeout))
-            .timeout_connect(Some(timeout.min(Duration::from_secs(10))))
+            .timeout_global(Some(config.timeout))
+            .timeout_connect(Some(config.timeout.min(Duration::from_secs(10))))
+            // Never follow a redirect: the key goes to the base URL only.
             .max_redirects(0)
+            .tls_config(tls.build())
             .user_agent(concat!("aggpay-conformance/", env!("CARGO_PKG_VERSION")))
             .build()
             .new_agent();
-        let min_interval = rate
-            .filter(|r| *r > 0.0)
-            .map(|r| Duration::from_secs_f64(1.0 / r));
-        Self {
+        let mut redactor = Redactor::new();
+        redactor.add(&config.key);
+        Ok(Self {
             agent,
-            base: base.trim_end_matches('/').to_owned(),
-            aggregator: aggregator.to_owned(),
-            key: key.to_owned(),
-            min_interval,
-            next_slot: Cell::new(Instant::now()),
-            log: RefCell::new(Log::default()),
-            sent: Cell::new(0),
-        }
+            base: config.base.trim_end_matches('/').to_owned(),
+            aggregator: config.aggregator,
+            key: config.key,
+            timeout: config.timeout,
+            interval: config.interval,
+            next_slot: Mutex::new(Instant::now()),
+            deadline: config.deadline,
+            spent: AtomicBool::new(false),
+            pool,
+            redactor: RwLock::new(redactor),
+            observers,
+            log: Mutex::new(Log::default()),
+            sent: AtomicU64::new(0),
+        })
+    }
+
+    /// The pool the requests go through.
+    pub fn pool(&self) -> &Pool {
+        &self.pool
     }
 
     /// Requests sent so far.
     pub fn sent(&self) -> u64 {
-        self.sent.get()
+        self.sent.load(Ordering::SeqCst)
     }
 
-    /// The header-level evidence gathered so far.
-    pub fn log(&self) -> std::cell::Ref<'_, Log> {
-        self.log.borrow()
+    /// True once a request was held back because the budget ran out.
+    pub fn budget_spent(&self) -> bool {
+        self.spent.load(Ordering::SeqCst)
+    }
+
+    /// The exchange rules' evidence so far.
+    pub fn log(&self) -> std::sync::MutexGuard<'_, Log> {
+        self.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The configured key, for comparisons only.
@@ -240,12 +353,32 @@ impl Http {
         secret == self.key
     }
 
+    /// The configured aggregator.
+    pub fn aggregator(&self) -> &str {
+        &self.aggregator
+    }
+
+    /// Learns a secret to redact from everything shown.
+    pub fn learn_secret(&self, secret: &str) {
+        self.redactor
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .add(secret);
+    }
+
+    fn redactor(&self) -> std::sync::RwLockReadGuard<'_, Redactor> {
+        self.redactor
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// The URL of a request, query encoded, key never included.
     pub fn url(&self, request: &Request) -> String {
+        let aggregator = request.aggregator.as_deref().unwrap_or(&self.aggregator);
         let mut url = format!(
             "{}/v1/aggregators/{}{}",
             self.base,
-            encode(&self.aggregator),
+            encode(aggregator),
             request.path
         );
         for (i, (k, v)) in request.query.iter().enumerate() {
@@ -257,7 +390,8 @@ impl Http {
         url
     }
 
-    /// A `curl` command reproducing the request, the key shown as `<redacted>`.
+    /// A `curl` command reproducing the request; every credential shown
+    /// as `<redacted>`.
     pub fn curl(&self, request: &Request) -> String {
         let mut cmd = format!(
             "curl -sS -X {} {}",
@@ -265,12 +399,14 @@ impl Http {
             shell_quote(&self.url(request))
         );
         match &request.auth {
-            Auth::Key => cmd.push_str(&format!(" -H '{KEY_HEADER}: <redacted>'")),
+            Auth::Key | Auth::Secret(_) => {
+                cmd.push_str(&format!(" -H '{KEY_HEADER}: <redacted>'"));
+            }
             Auth::Missing => {}
-            Auth::Other(v) => {
+            Auth::Probe(v) => {
                 cmd.push_str(&format!(
                     " -H {}",
-                    shell_quote(&format!("{KEY_HEADER}: {}", self.scrub(v)))
+                    shell_quote(&format!("{KEY_HEADER}: {v}"))
                 ));
             }
         }
@@ -280,49 +416,72 @@ impl Http {
                 shell_quote(body)
             ));
         }
-        cmd
+        self.text(&cmd, usize::MAX)
     }
 
-    /// Removes the key, and every `secret` field, from text shown to users.
-    pub fn scrub(&self, text: &str) -> String {
-        let text = if self.key.is_empty() {
-            text.to_owned()
-        } else {
-            text.replace(&self.key, "<redacted>")
-        };
-        SECRET_FIELD
-            .replace_all(&text, r#""secret":"<redacted>""#)
-            .into_owned()
+    /// Text fit to show: every secret redacted, control characters
+    /// escaped, at most `max_chars` characters.
+    pub fn text(&self, text: &str, max_chars: usize) -> String {
+        self.redactor().text(text, max_chars)
     }
 
-    /// The start of a body, scrubbed, for reports.
+    /// The start of a body, fit to show.
     pub fn snippet(&self, body: &[u8]) -> String {
-        let text = String::from_utf8_lossy(&body[..body.len().min(2_000)]);
-        aggpay::util::truncate(&self.scrub(&text), 300).into_owned()
+        self.redactor().snippet(body, SNIPPET)
     }
 
+    /// Waits for the request's turn under the rate limit.
     fn pace(&self) {
-        if let Some(interval) = self.min_interval {
+        let Some(interval) = self.interval else {
+            return;
+        };
+        let wait = {
+            let mut next = self
+                .next_slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let now = Instant::now();
-            let slot = self.next_slot.get().max(now);
-            if slot > now {
-                std::thread::sleep(slot - now);
-            }
-            self.next_slot.set(slot + interval);
-        }
+            let slot = (*next).max(now);
+            *next = slot + interval;
+            slot - now
+        };
+        std::thread::sleep(wait);
     }
 
-    /// Sends a request and records what the header rules need.
+    /// Sends a request (unless the budget ran out) and lets the exchange
+    /// rules judge what came back.
     pub fn send(&self, request: Request) -> Exchange {
-        self.pace();
-        self.sent.set(self.sent.get() + 1);
         let url = self.url(&request);
-        let result = self.call(&request, &url);
-        let (outcome, headers, body) = match result {
-            Ok(parts) => (Ok(parts.0), parts.1, parts.2),
-            Err(e) => (Err(self.scrub(&e)), Vec::new(), Vec::new()),
+        let unsent = |why: &str| Exchange {
+            request: request.clone(),
+            url: url.clone(),
+            outcome: Err(why.to_owned()),
+            headers: Vec::new(),
+            body: Vec::new(),
+            json: None,
+        };
+        let _slot = self.pool.slot();
+        self.pace();
+        let timeout = match self
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+        {
+            Some(left) if left.is_zero() => {
+                self.spent.store(true, Ordering::SeqCst);
+                return unsent(BUDGET_SPENT);
+            }
+            Some(left) => self.timeout.min(left),
+            None => self.timeout,
+        };
+        self.sent.fetch_add(1, Ordering::SeqCst);
+        let (outcome, headers, body) = match self.call(&request, &url, timeout) {
+            Ok((status, headers, body)) => (Ok(status), headers, body),
+            Err(e) => (Err(self.text(&e, 500)), Vec::new(), Vec::new()),
         };
         let json = serde_json::from_slice::<Value>(&body).ok();
+        if let Some(value) = &json {
+            self.learn_secrets(value);
+        }
         let exchange = Exchange {
             request,
             url,
@@ -335,42 +494,48 @@ impl Http {
         exchange
     }
 
-    fn call(&self, request: &Request, url: &str) -> Result<Answer, String> {
-        let with_key = |mut headers: Vec<(&'static str, String)>| {
-            match &request.auth {
-                Auth::Key => headers.push((KEY_HEADER, self.key.clone())),
-                Auth::Other(v) => headers.push((KEY_HEADER, v.clone())),
-                Auth::Missing => {}
-            }
-            headers
-        };
-        let headers = with_key(vec![("Accept", "application/json".to_owned())]);
-        let response = match request.method {
-            "GET" => {
-                let mut r = self.agent.get(url);
-                for (k, v) in &headers {
-                    r = r.header(*k, v);
-                }
-                r.call()
-            }
-            method => {
-                let mut r = if method == "PUT" {
-                    self.agent.put(url)
-                } else {
-                    self.agent.post(url)
-                };
-                for (k, v) in &headers {
-                    r = r.header(*k, v);
-                }
-                match &request.body {
-                    Some(b) => r
-                        .header("Content-Type", "application/json")
-                        .send(b.as_bytes()),
-                    None => r.send_empty(),
+    /// Every `secret` member of a body becomes a secret to redact.
+    fn learn_secrets(&self, value: &Value) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    match (k.as_str(), v) {
+                        ("secret", Value::String(s)) => self.learn_secret(s),
+                        _ => self.learn_secrets(v),
+                    }
                 }
             }
-        };
-        let mut response = response.map_err(|e| format!("no answer: {e}"))?;
+            Value::Array(items) => items.iter().for_each(|v| self.learn_secrets(v)),
+            _ => {}
+        }
+    }
+
+    fn call(&self, request: &Request, url: &str, timeout: Duration) -> Result<Answer, String> {
+        let mut builder = ureq::http::Request::builder()
+            .method(request.method)
+            .uri(url)
+            .header("Accept", "application/json");
+        match &request.auth {
+            Auth::Key => builder = builder.header(KEY_HEADER, &self.key),
+            Auth::Secret(v) | Auth::Probe(v) => builder = builder.header(KEY_HEADER, v),
+            Auth::Missing => {}
+        }
+        if request.body.is_some() {
+            builder = builder.header("Content-Type", "application/json");
+        }
+        let body = request.body.as_deref().unwrap_or("");
+        let http_request = builder
+            .body(body)
+            .map_err(|e| format!("the request cannot be formed: {e}"))?;
+        let configured = self
+            .agent
+            .configure_request(http_request)
+            .timeout_global(Some(timeout))
+            .build();
+        let mut response = self
+            .agent
+            .run(configured)
+            .map_err(|e| format!("no answer: {e}"))?;
         let status = response.status().as_u16();
         let headers = response
             .headers()
@@ -387,132 +552,92 @@ impl Http {
             .with_config()
             .limit(MAX_BODY)
             .read_to_vec()
-            .map_err(|e| format!("body could not be read: {e}"))?;
+            .map_err(|e| format!("the body could not be read: {e}"))?;
         Ok((status, headers, body))
     }
 
-    /// The header-level rules judge every exchange as it happens.
     fn observe(&self, e: &Exchange) {
-        let mut log = self.log.borrow_mut();
         let Some(status) = e.status() else { return };
+        let mut log = self.log();
         log.answered += 1;
-        match e
-            .header("content-length")
-            .map(|v| v.trim().parse::<usize>())
-        {
-            None => log.note(
-                "headers.content-length",
-                "no Content-Length header".into(),
-                e,
-            ),
-            Some(Ok(n)) if n == e.body.len() => {}
-            Some(_) => log.note(
-                "headers.content-length",
-                format!(
-                    "Content-Length {:?} but the body has {} bytes",
-                    e.header("content-length"),
-                    e.body.len()
-                ),
-                e,
-            ),
-        }
-        match e.header("date") {
-            None => log.note("headers.date", "no Date header".into(), e),
-            Some(d) if is_http_date(d) => {}
-            Some(d) => log.note("headers.date", format!("Date {d:?} is not an HTTP date"), e),
-        }
-        if e.json.is_none() {
-            log.note("body.json", "the body is not JSON".into(), e);
-        }
-        let content_type = e.header("content-type").unwrap_or("");
-        if !content_type
-            .to_ascii_lowercase()
-            .starts_with("application/json")
-        {
-            log.note(
-                "wire.content-type-json",
-                format!("Content-Type {content_type:?}"),
-                e,
-            );
-        }
         if (200..300).contains(&status) {
             log.successes += 1;
-            if status != 200 {
-                log.note(
-                    "wire.success-200",
-                    format!("success answered {status}, not 200"),
-                    e,
-                );
-            }
-            match &e.json {
-                Some(v) if v.get("api_version") != Some(&Value::from("v1")) => {
-                    log.note(
-                        "envelope.success",
-                        format!("api_version is {}, not \"v1\"", show(v.get("api_version"))),
-                        e,
-                    );
-                }
-                Some(v) if !v.get("data").is_some_and(Value::is_object) => {
-                    log.note(
-                        "envelope.success",
-                        format!("data is {}, not an object", show(v.get("data"))),
-                        e,
-                    );
-                }
-                Some(_) => {}
-                None => log.note(
-                    "envelope.success",
-                    "a success body that is not JSON".into(),
-                    e,
-                ),
+        }
+        for (rule, judge) in &self.observers {
+            if let Some(why) = judge(e) {
+                log.note(rule, why, e);
             }
         }
     }
-}
-
-/// A JSON value for a message, shortened.
-pub fn show(v: Option<&Value>) -> String {
-    match v {
-        None => "missing".to_owned(),
-        Some(v) => aggpay::util::truncate(&v.to_string(), 80).into_owned(),
-    }
-}
-
-fn is_http_date(value: &str) -> bool {
-    static PARSER: jiff::fmt::rfc2822::DateTimeParser = jiff::fmt::rfc2822::DateTimeParser::new();
-    value.trim().ends_with("GMT") && PARSER.parse_timestamp(value.trim()).is_ok()
 }
 
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
+/// A JSON value for a message, shortened.
+pub fn show(v: Option<&Value>) -> String {
+    match v {
+        None => "missing".to_owned(),
+        Some(v) => aggpay::util::excerpt(&v.to_string(), 80),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn http() -> Http {
+        Http::new(
+            HttpConfig {
+                base: "http://127.0.0.1:1/".into(),
+                aggregator: "agg_1".into(),
+                key: "topsecret".into(),
+                timeout: Duration::from_secs(1),
+                interval: None,
+                ca_cert: None,
+                deadline: None,
+                jobs: 1,
+            },
+            Arc::new(Pool::new(1)),
+            Vec::new(),
+        )
+        .unwrap()
+    }
+
     #[test]
-    fn scrubbing_and_curl() {
-        let http = Http::new(
-            "http://127.0.0.1:1/",
-            "agg_1",
-            "topsecret",
-            Duration::from_secs(1),
-            None,
-        );
+    fn urls_and_curl_lines_never_show_a_credential() {
+        let http = http();
         let r = Request::get("/keys").q("names", "a b,c");
         assert_eq!(
             http.url(&r),
             "http://127.0.0.1:1/v1/aggregators/agg_1/keys?names=a%20b%2Cc"
         );
-        let curl = http.curl(&r);
-        assert!(
-            curl.contains("<redacted>") && !curl.contains("topsecret"),
-            "{curl}"
-        );
+        http.learn_secret("old-secret-1");
+        for auth in [Auth::Key, Auth::Secret("old-secret-1".into())] {
+            let curl = http.curl(&r.clone().auth(auth));
+            assert!(curl.contains("<redacted>"), "{curl}");
+            assert!(
+                !curl.contains("topsecret") && !curl.contains("old-secret"),
+                "{curl}"
+            );
+        }
+        let probe = http.curl(&r.clone().auth(Auth::Probe("made-up".into())));
+        assert!(probe.contains("made-up"), "{probe}");
+        // A probe that happens to be a known secret is redacted all the same.
+        let probe = http.curl(&r.auth(Auth::Probe("old-secret-1".into())));
+        assert!(!probe.contains("old-secret-1"), "{probe}");
         let s = http.snippet(br#"{"secret": "other", "x": "topsecret"}"#);
         assert!(!s.contains("other") && !s.contains("topsecret"), "{s}");
-        assert!(is_http_date("Wed, 25 Nov 2026 22:40:55 GMT"));
-        assert!(!is_http_date("yesterday"));
+    }
+
+    #[test]
+    fn a_spent_budget_sends_nothing() {
+        let mut config = http();
+        config.deadline = Some(Instant::now());
+        let e = config.send(Request::get("/keys"));
+        assert_eq!(e.outcome, Err(BUDGET_SPENT.to_owned()));
+        assert!(config.budget_spent());
+        assert_eq!(config.sent(), 0);
     }
 }

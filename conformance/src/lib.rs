@@ -6,12 +6,16 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod baseline;
 mod cli;
+mod coverage;
 mod ctx;
 mod http;
+mod pool;
 mod report;
 mod rules;
 mod runner;
+mod sample;
 mod schema;
 
 pub use cli::{Args, Format};

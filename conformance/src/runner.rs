@@ -1,23 +1,28 @@
-//! A run: target, sampling, rules, events.
+//! A run: target, sampling, rules on the pool, events in order, baseline,
+//! exit code.
 
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Instant;
 
 use aggpay_mock::{MockConfig, MockServer};
 use regex::Regex;
 
+use crate::baseline::{Baseline, Known};
 use crate::cli::{Args, Format};
 use crate::ctx::{Ctx, Found, Inputs, Options};
-use crate::http::{Http, Request};
+use crate::http::{Http, HttpConfig, Request};
+use crate::pool::Pool;
 use crate::report::{self, Event, Reporter, RuleReport, Summary};
-use crate::rules::{Failure, Level, Outcome, Rule, Status, catalogue};
+use crate::rules::{Check, Level, Outcome, Phase, Rule, Status, catalogue};
 
 /// Exit code: every required rule passed.
 pub const EXIT_OK: u8 = 0;
 /// Exit code: a required rule failed (or an observation, with `--strict`).
 pub const EXIT_FAILED: u8 = 1;
-/// Exit code: the run could not be made.
+/// Exit code: the run could not be made, or its budget ran out.
 pub const EXIT_UNUSABLE: u8 = 2;
 
 /// Why a run could not be made.
@@ -108,11 +113,16 @@ fn target(args: &Args) -> Result<Target, Unusable> {
             })?;
             if !aggpay::rules::has_prefix(&aggregator, "agg_") {
                 return Err(Unusable(format!(
-                    "--aggregator {aggregator:?} is not an agg_ identifier"
+                    "--aggregator {} is not an agg_ identifier",
+                    aggpay::util::excerpt(&aggregator, 80)
                 )));
             }
-            let base = aggpay::rules::parse_base_url(base)
-                .map_err(|why| Unusable(format!("--base-url {base:?} {why}")))?;
+            let base = aggpay::rules::parse_base_url(base).map_err(|why| {
+                Unusable(format!(
+                    "--base-url {} {why}",
+                    aggpay::util::excerpt(base, 80)
+                ))
+            })?;
             Ok(Target {
                 base,
                 key,
@@ -170,11 +180,40 @@ pub fn run(args: &Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
         Err(Unusable(why)) => {
             let _ = writeln!(
                 stderr,
-                "aggpay-conformance: the run could not be made: {why}"
+                "aggpay-conformance: the run could not be made: {}",
+                aggpay::util::escape_control(&why)
             );
             EXIT_UNUSABLE
         }
     }
+}
+
+/// Runs one rule, catching a panic (a harness bug) as a failure.
+fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseline) -> RuleReport {
+    let began = Instant::now();
+    let spent = deadline.is_some_and(|d| Instant::now() >= d);
+    let outcome = if spent {
+        Outcome::not_run()
+    } else {
+        let check = Check { ctx, rule: rule.id };
+        let outcome =
+            catch_unwind(AssertUnwindSafe(|| (rule.check)(&check))).unwrap_or_else(|_| {
+                Outcome::judged(
+                    0,
+                    vec![check.note("the rule panicked: a bug of the harness")],
+                )
+            });
+        // A rule still at work when the budget ran out may have been cut
+        // short: its verdict is not one.
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            Outcome::not_run()
+        } else {
+            outcome
+        }
+    };
+    RuleReport::new(rule, outcome, began.elapsed(), |id, fp| {
+        baseline.knows(id, fp)
+    })
 }
 
 fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
@@ -182,30 +221,54 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
         list_rules(stdout).map_err(|e| Unusable(format!("failed to write: {e}")))?;
         return Ok(EXIT_OK);
     }
-    let rules = select(args)?;
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(Unusable(
-            "--timeout must be a positive number of seconds".into(),
-        ));
+    if args.coverage {
+        stdout
+            .write_all(crate::coverage::markdown(&catalogue()).as_bytes())
+            .map_err(|e| Unusable(format!("failed to write: {e}")))?;
+        return Ok(EXIT_OK);
     }
+    let rules = select(args)?;
+    let baseline = match &args.baseline {
+        Some(path) => Baseline::read(path).map_err(Unusable)?,
+        None => Baseline::default(),
+    };
+    let started = Instant::now();
+    let deadline = args.max_duration().map(|d| started + d);
     let target = target(args)?;
     let seed = args.seed.unwrap_or_else(random_seed);
+    let jobs = usize::from(args.jobs);
+    let pool = Arc::new(Pool::new(jobs));
+    let observers = rules.iter().filter_map(Rule::observer).collect();
     let http = Http::new(
-        &target.base,
-        &target.aggregator,
-        &target.key,
-        Duration::from_secs_f64(args.timeout),
-        args.rate_limit,
-    );
+        HttpConfig {
+            base: target.base.clone(),
+            aggregator: target.aggregator.clone(),
+            key: target.key.clone(),
+            timeout: args.timeout(),
+            interval: args.interval(),
+            ca_cert: args.ca_cert.clone(),
+            deadline,
+            jobs,
+        },
+        pool,
+        observers,
+    )
+    .map_err(Unusable)?;
 
     // The first call tells whether a run can be made at all.
     let first = http.send(Request::get(""));
     match first.status() {
         None => {
+            let why = first.outcome.as_ref().err().cloned().unwrap_or_default();
+            let lower = why.to_ascii_lowercase();
+            let hint = if lower.contains("certificate") || lower.contains("issuer") {
+                " (a server behind a private CA: give its CA certificate with --ca-cert or AGGPAY_CA_CERT)"
+            } else {
+                ""
+            };
             return Err(Unusable(format!(
-                "server unreachable at {}: {}",
-                target.base,
-                first.outcome.as_ref().err().cloned().unwrap_or_default()
+                "server unreachable at {}: {why}{hint}",
+                target.base
             )));
         }
         Some(401) => {
@@ -217,7 +280,6 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
     }
 
     let mut reporters = reporters(args, stdout)?;
-    let started = Instant::now();
     let embedded = args.base_url.is_none();
     let target_name = if embedded {
         format!("{} (built-in mock)", target.base)
@@ -239,7 +301,7 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
         http,
         inputs: target.inputs.clone(),
         found: Found::default(),
-        corpus: Default::default(),
+        samples: Vec::new(),
         options: Options {
             cases: args.cases,
             seed,
@@ -249,53 +311,31 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
     };
     ctx.sample();
 
-    let mut reports = Vec::new();
-    for rule in &rules {
-        let began = Instant::now();
-        let outcome = catch_unwind(AssertUnwindSafe(|| (rule.check)(&ctx))).unwrap_or_else(|_| {
-            Outcome::judged(
-                0,
-                vec![Failure::new("the rule panicked: a bug of the harness")],
-            )
-        });
-        let report = RuleReport::new(rule, outcome, began.elapsed());
-        emit(&mut reporters, &Event::Rule(&report))?;
-        reports.push(report);
-    }
-
-    let failed = |level: Level| {
-        reports
-            .iter()
-            .filter(|r| r.level == level && r.outcome.status == Status::Failed)
-            .count()
-    };
-    let (required_failed, observations_failed) =
-        (failed(Level::Required), failed(Level::Observation));
-    let exit_code = if required_failed > 0 || (args.strict && observations_failed > 0) {
-        EXIT_FAILED
-    } else {
-        EXIT_OK
-    };
-    let summary = Summary {
-        target: target_name,
+    let reports = run_rules(&ctx, &rules, jobs, deadline, &baseline, &mut reporters)?;
+    let summary = summarize(
+        args,
+        &ctx,
+        &reports,
+        &baseline,
+        target_name,
         seed,
-        cases: args.cases,
-        strict: args.strict,
-        passed: reports
+        jobs,
+        started,
+    );
+    if let Some(path) = &args.write_baseline {
+        let known = reports
             .iter()
-            .filter(|r| r.outcome.status == Status::Passed)
-            .count(),
-        failed: required_failed + observations_failed,
-        skipped: reports
-            .iter()
-            .filter(|r| r.outcome.status == Status::Skipped)
-            .count(),
-        required_failed,
-        observations_failed,
-        requests: ctx.http.sent(),
-        duration: started.elapsed(),
-        exit_code,
-    };
+            .filter(|r| r.outcome.status == Status::Failed)
+            .flat_map(|r| {
+                r.outcome.failures.iter().zip(&r.marks).map(|(f, m)| Known {
+                    rule: r.id.to_owned(),
+                    fingerprint: m.fingerprint.clone(),
+                    message: f.message.clone(),
+                })
+            })
+            .collect();
+        Baseline::of(known).write(path).map_err(Unusable)?;
+    }
     emit(
         &mut reporters,
         &Event::Done {
@@ -303,7 +343,123 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
             rules: &reports,
         },
     )?;
-    Ok(exit_code)
+    Ok(summary.exit_code)
+}
+
+/// The rules of [`Phase::Rules`] on the pool, then the exchange rules;
+/// reported in catalogue order as soon as every earlier rule is done.
+fn run_rules(
+    ctx: &Ctx,
+    rules: &[Rule],
+    jobs: usize,
+    deadline: Option<Instant>,
+    baseline: &Baseline,
+    reporters: &mut [Box<dyn Reporter + '_>],
+) -> Result<Vec<RuleReport>, Unusable> {
+    let parallel: Vec<usize> = (0..rules.len())
+        .filter(|i| rules[*i].phase() == Phase::Rules)
+        .collect();
+    let mut done: Vec<Option<RuleReport>> = vec![None; rules.len()];
+    let mut emitted = 0;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (sender, receiver) = mpsc::channel::<(usize, RuleReport)>();
+    let mut flush =
+        |done: &mut Vec<Option<RuleReport>>, emitted: &mut usize| -> Result<(), Unusable> {
+            while *emitted < rules.len() {
+                let Some(report) = &done[*emitted] else { break };
+                emit(reporters, &Event::Rule(report))?;
+                *emitted += 1;
+            }
+            Ok(())
+        };
+    std::thread::scope(|scope| -> Result<(), Unusable> {
+        for _ in 0..jobs.min(parallel.len()).max(1) {
+            let sender = sender.clone();
+            let (parallel, next) = (&parallel, &next);
+            scope.spawn(move || {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(&i) = parallel.get(k) else { return };
+                    let report = run_rule(ctx, &rules[i], deadline, baseline);
+                    if sender.send((i, report)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for (i, report) in receiver {
+            done[i] = Some(report);
+            flush(&mut done, &mut emitted)?;
+        }
+        Ok(())
+    })?;
+    // The exchange rules judge every exchange made above.
+    for (i, rule) in rules.iter().enumerate() {
+        if done[i].is_none() {
+            done[i] = Some(run_rule(ctx, rule, deadline, baseline));
+        }
+    }
+    flush(&mut done, &mut emitted)?;
+    Ok(done.into_iter().flatten().collect())
+}
+
+#[allow(clippy::too_many_arguments, reason = "the parts of one summary")]
+fn summarize(
+    args: &Args,
+    ctx: &Ctx,
+    reports: &[RuleReport],
+    baseline: &Baseline,
+    target: String,
+    seed: u64,
+    jobs: usize,
+    started: Instant,
+) -> Summary {
+    let count = |f: &dyn Fn(&RuleReport) -> bool| reports.iter().filter(|r| f(r)).count();
+    let required_failed = count(&|r| r.level == Level::Required && r.is_new_failure());
+    let observations_failed = count(&|r| r.level == Level::Observation && r.is_new_failure());
+    let not_run = count(&|r| r.outcome.status == Status::NotRun);
+    let budget_spent = not_run > 0 || ctx.http.budget_spent();
+    // Known failures of rules that ran and no longer fail that way.
+    let fixed = baseline
+        .known
+        .iter()
+        .filter(|k| {
+            reports.iter().any(|r| {
+                r.id == k.rule
+                    && matches!(r.outcome.status, Status::Passed | Status::Failed)
+                    && !r.marks.iter().any(|m| m.fingerprint == k.fingerprint)
+            })
+        })
+        .cloned()
+        .collect();
+    let exit_code = if budget_spent {
+        EXIT_UNUSABLE
+    } else if required_failed > 0 || (args.strict && observations_failed > 0) {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    };
+    Summary {
+        target,
+        seed,
+        cases: args.cases,
+        strict: args.strict,
+        jobs,
+        passed: count(&|r| r.outcome.status == Status::Passed),
+        failed: required_failed + observations_failed,
+        known: count(&|r| r.is_known()),
+        skipped: count(&|r| r.outcome.status == Status::Skipped),
+        not_run,
+        required_failed,
+        observations_failed,
+        fixed,
+        baseline: args.baseline.is_some(),
+        budget_spent,
+        requests: ctx.http.sent(),
+        duration: started.elapsed(),
+        exit_code,
+    }
 }
 
 fn emit(reporters: &mut [Box<dyn Reporter + '_>], event: &Event<'_>) -> Result<(), Unusable> {

@@ -47,6 +47,10 @@ pub enum Kind {
     KeyPart,
     /// A list's `count`: a string (`true`) or an integer (`false`).
     Count(bool),
+    /// One of these strings.
+    OneOf(&'static [&'static str]),
+    /// A name with this prefix (`REPORT_KIND_`…).
+    Named(&'static str),
 }
 
 impl Kind {
@@ -139,8 +143,8 @@ pub const REPORT_EXPORT: &[Field] = &[
     f("token", Kind::Prefix("rpt_")),
     f("settlement_batch_id", Kind::Batch),
     f("merchant_id", Kind::PrefixOrEmpty("mer_")),
-    f("kind", Kind::Str),
-    f("status", Kind::Str),
+    f("kind", Kind::Named("REPORT_KIND_")),
+    f("status", Kind::Named("REPORT_STATUS_")),
     f("attempts", Kind::Int),
     f("error_message", Kind::Str),
     f("storage_key", Kind::Str),
@@ -160,7 +164,15 @@ pub const BATCH: &[Field] = &[
     f("token", Kind::Batch),
     f("file_name", Kind::Str),
     f("date", Kind::Ts),
-    f("status", Kind::Str),
+    f(
+        "status",
+        Kind::OneOf(&[
+            "BATCH_CREATED",
+            "BATCH_PROCESSING",
+            "BATCH_COMPLETED",
+            "BATCH_FAILED",
+        ]),
+    ),
     f("version", Kind::Int),
     f("created_by_job_id", Kind::Prefix("job_")),
     f("partner_id", Kind::Prefix("partner_")),
@@ -228,7 +240,10 @@ pub const RAIL_MERCHANT: &[Field] = &[
     f("token", Kind::Prefix("mer_")),
     f("partner_id", Kind::Prefix("partner_")),
     f("rail_record_id", Kind::Str),
-    f("status", Kind::Str),
+    f(
+        "status",
+        Kind::OneOf(&["Active", "Inactive", "Suspended", ""]),
+    ),
     f("uid_type", Kind::Str),
     f("uid_value", Kind::Str),
     f("name", Kind::Str),
@@ -247,7 +262,7 @@ pub const QR_CODE: &[Field] = &[
     f("id", Kind::Numeric),
     f("token", Kind::Prefix("qr_")),
     f("aggregator_merchant_id", Kind::Prefix("am_")),
-    f("type", Kind::Str),
+    f("type", Kind::OneOf(&["STATIC", "DYNAMIC"])),
     f("code", Kind::Str),
     f("terminal_label", Kind::Str),
     f("reference_label", Kind::Str),
@@ -440,7 +455,7 @@ pub fn data_schema(op: &str) -> Option<&'static [Field]> {
         "refunds" => REFUNDS,
         "batches" => BATCHES,
         "transactions" | "payouts" => TXNS,
-        "report-export" => EXPORT,
+        "report-export" | "report-export-merchant" => EXPORT,
         "account-info" | "account-info-mobile" | "title-fetch" => ACCOUNT_INFO,
         "alias" => ALIAS,
         "ledger" => LEDGER,

@@ -1,10 +1,10 @@
-//! The human report: a line per rule as it finishes, then a table and the
-//! failures in detail.
+//! The human report: a line per rule as it finishes, then a table, the
+//! failures in detail, and the baseline's news.
 
 use std::io::{self, Write};
 
 use super::{Event, Reporter, RuleReport};
-use crate::rules::{Level, Status};
+use crate::rules::Status;
 
 pub struct Human<'w> {
     out: Box<dyn Write + 'w>,
@@ -15,13 +15,34 @@ impl<'w> Human<'w> {
         Self { out }
     }
 
-    fn verdict(r: &RuleReport) -> &'static str {
-        match (r.outcome.status, r.level) {
-            (Status::Passed, _) => "PASS",
-            (Status::Failed, Level::Required) => "FAIL",
-            (Status::Failed, Level::Observation) => "WARN",
-            (Status::Skipped, _) => "SKIP",
+    fn failures(out: &mut dyn Write, title: &str, rules: &[&RuleReport]) -> io::Result<()> {
+        if rules.is_empty() {
+            return Ok(());
         }
+        writeln!(out, "\n{title}\n{}", "=".repeat(title.len()))?;
+        for r in rules {
+            writeln!(out, "\n{} [{}] {}", r.id, r.level.as_str(), r.summary)?;
+            writeln!(out, "  source: {}", r.source)?;
+            for (f, mark) in r.outcome.failures.iter().zip(&r.marks) {
+                let known = if mark.known { " (known)" } else { "" };
+                writeln!(out, "  - {}{known}", f.message)?;
+                writeln!(out, "    fingerprint: {}", mark.fingerprint)?;
+                if let Some(input) = &f.input {
+                    writeln!(out, "    minimal input: {input}")?;
+                }
+                if let Some(ev) = &f.evidence {
+                    writeln!(out, "    request: {} {}", ev.method, ev.url)?;
+                    if let Some(s) = ev.status {
+                        writeln!(out, "    status: {s}")?;
+                    }
+                    if !ev.body.is_empty() {
+                        writeln!(out, "    body: {}", ev.body)?;
+                    }
+                    writeln!(out, "    reproduce: {}", ev.curl)?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -61,8 +82,8 @@ impl Reporter for Human<'_> {
                 };
                 writeln!(
                     out,
-                    "{} {:<30} {:>6} cases {:>7.2}s{extra}",
-                    Self::verdict(r),
+                    "{:<5} {:<30} {:>6} cases {:>7.2}s{extra}",
+                    r.verdict(),
                     r.id,
                     r.outcome.cases,
                     r.duration.as_secs_f64()
@@ -78,56 +99,64 @@ impl Reporter for Human<'_> {
                 )?;
                 writeln!(out, "{}", "-".repeat(60))?;
                 for r in *rules {
+                    let result = if r.is_known() {
+                        "known"
+                    } else {
+                        r.outcome.status.as_str()
+                    };
                     writeln!(
                         out,
                         "{:<30} {:<11} {:<8} {:>8}",
                         r.id,
                         r.level.as_str(),
-                        r.outcome.status.as_str(),
+                        result,
                         r.outcome.cases
                     )?;
                 }
-                let failed: Vec<&RuleReport> = rules
-                    .iter()
-                    .filter(|r| r.outcome.status == Status::Failed)
-                    .collect();
-                if !failed.is_empty() {
-                    writeln!(out, "\nFailures\n========")?;
-                }
-                for r in failed {
-                    writeln!(out, "\n{} [{}] {}", r.id, r.level.as_str(), r.summary)?;
-                    writeln!(out, "  source: {}", r.source)?;
-                    for f in &r.outcome.failures {
-                        writeln!(out, "  - {}", f.message)?;
-                        if let Some(input) = &f.input {
-                            writeln!(out, "    minimal input: {input}")?;
-                        }
-                        if let Some(ev) = &f.evidence {
-                            writeln!(out, "    request: {} {}", ev.method, ev.url)?;
-                            if let Some(s) = ev.status {
-                                writeln!(out, "    status: {s}")?;
-                            }
-                            if !ev.body.is_empty() {
-                                writeln!(out, "    body: {}", ev.body)?;
-                            }
-                            writeln!(out, "    reproduce: {}", ev.curl)?;
-                        }
+                let new: Vec<&RuleReport> = rules.iter().filter(|r| r.is_new_failure()).collect();
+                let known: Vec<&RuleReport> = rules.iter().filter(|r| r.is_known()).collect();
+                Self::failures(out, "Failures", &new)?;
+                Self::failures(out, "Known failures (in the baseline)", &known)?;
+                if !summary.fixed.is_empty() {
+                    writeln!(out, "\nFixed since the baseline\n========================")?;
+                    for k in &summary.fixed {
+                        writeln!(out, "  - {} {}: {}", k.rule, k.fingerprint, k.message)?;
                     }
                 }
+                let not_run: Vec<&str> = rules
+                    .iter()
+                    .filter(|r| r.outcome.status == Status::NotRun)
+                    .map(|r| r.id)
+                    .collect();
+                if !not_run.is_empty() {
+                    writeln!(
+                        out,
+                        "\nNot run: the run budget (--max-duration) ran out first: {}",
+                        not_run.join(", ")
+                    )?;
+                }
+                let baseline = if summary.baseline {
+                    format!(", {} known, {} fixed", summary.known, summary.fixed.len())
+                } else {
+                    String::new()
+                };
                 writeln!(
                     out,
-                    "\n{} passed, {} failed, {} skipped ({} required failed, {} observations failed); {} requests in {:.2}s; seed {}",
+                    "\n{} passed, {} failed, {} skipped, {} not run ({} required failed, {} observations failed{baseline}); {} requests in {:.2}s with {} jobs; seed {}",
                     summary.passed,
                     summary.failed,
                     summary.skipped,
+                    summary.not_run,
                     summary.required_failed,
                     summary.observations_failed,
                     summary.requests,
                     summary.duration.as_secs_f64(),
+                    summary.jobs,
                     summary.seed
                 )?;
-                let verdict = match summary.exit_code {
-                    0 => "conforms: every required rule passed",
+                let verdict = match (summary.exit_code, summary.budget_spent) {
+                    (_, true) => "incomplete: the run budget ran out",
+                    (0, _) => "conforms: every required rule passed",
                     _ => "does not conform",
                 };
                 writeln!(

@@ -29,16 +29,19 @@ impl Reporter for Json<'_> {
                     "id": r.id,
                     "level": r.level.as_str(),
                     "status": r.outcome.status.as_str(),
+                    "known": r.is_known(),
                     "source": r.source,
                     "summary": r.summary,
                     "cases": r.outcome.cases,
                     "duration_ms": r.duration.as_millis() as u64,
                     "skip_reason": r.outcome.skip_reason,
                     "faults": r.faults,
-                    "failures": r.outcome.failures.iter().map(|f| {
+                    "failures": r.outcome.failures.iter().zip(&r.marks).map(|(f, mark)| {
                         let ev = f.evidence.as_deref();
                         json!({
                             "message": f.message,
+                            "fingerprint": mark.fingerprint,
+                            "known": mark.known,
                             "input": f.input,
                             "method": ev.map(|e| &e.method),
                             "url": ev.map(|e| &e.url),
@@ -57,12 +60,17 @@ impl Reporter for Json<'_> {
             "seed": summary.seed,
             "cases": summary.cases,
             "strict": summary.strict,
+            "jobs": summary.jobs,
             "summary": {
                 "passed": summary.passed,
                 "failed": summary.failed,
+                "known": summary.known,
                 "skipped": summary.skipped,
+                "not_run": summary.not_run,
                 "required_failed": summary.required_failed,
                 "observations_failed": summary.observations_failed,
+                "fixed": summary.fixed,
+                "budget_spent": summary.budget_spent,
                 "requests": summary.requests,
                 "duration_ms": summary.duration.as_millis() as u64,
             },

@@ -30,15 +30,16 @@ impl Reporter for Junit<'_> {
             let counts = matches!(r.level, Level::Required) || summary.strict;
             let status = match r.outcome.status {
                 Status::Passed => TestCaseStatus::success(),
-                Status::Skipped => {
+                Status::Skipped | Status::NotRun => {
                     let mut s = TestCaseStatus::skipped();
                     if let Some(why) = &r.outcome.skip_reason {
                         s.set_message(why.as_str());
                     }
                     s
                 }
-                // An observation fails the suite only with --strict.
-                Status::Failed if !counts => TestCaseStatus::success(),
+                // An observation fails the suite only with --strict, a
+                // known failure never.
+                Status::Failed if !counts || r.is_known() => TestCaseStatus::success(),
                 Status::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     let first = r
@@ -53,8 +54,12 @@ impl Reporter for Junit<'_> {
                         .outcome
                         .failures
                         .iter()
-                        .map(|f| {
-                            let mut lines = vec![f.message.clone()];
+                        .zip(&r.marks)
+                        .map(|(f, mark)| {
+                            let mut lines = vec![
+                                f.message.clone(),
+                                format!("fingerprint: {}", mark.fingerprint),
+                            ];
                             lines.extend(f.input.as_ref().map(|i| format!("minimal input: {i}")));
                             if let Some(ev) = &f.evidence {
                                 lines.push(format!("request: {} {}", ev.method, ev.url));
@@ -73,17 +78,19 @@ impl Reporter for Junit<'_> {
             case.set_classname(format!("aggpay.conformance.{}", r.level.as_str()));
             case.set_time(r.duration);
             case.set_assertions(usize::try_from(r.outcome.cases).unwrap_or(usize::MAX));
-            if r.outcome.status == Status::Failed && !counts {
+            if r.outcome.status == Status::Failed && (!counts || r.is_known()) {
                 let notes: Vec<&str> = r
                     .outcome
                     .failures
                     .iter()
                     .map(|f| f.message.as_str())
                     .collect();
-                case.set_system_out(format!(
-                    "observation failed (not counted without --strict): {}",
-                    notes.join("; ")
-                ));
+                let why = if r.is_known() {
+                    "known failure (in the baseline)"
+                } else {
+                    "observation failed (not counted without --strict)"
+                };
+                case.set_system_out(format!("{why}: {}", notes.join("; ")));
             }
             suite.add_test_case(case);
         }

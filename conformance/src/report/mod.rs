@@ -1,16 +1,22 @@
-//! One event stream, several reporters.
+//! One event stream, three reporters. Every text a reporter prints was
+//! formatted once, when the failure was made (secrets redacted, control
+//! characters escaped): reporters only lay it out.
 
 mod human;
 mod json;
 mod junit;
+#[cfg(test)]
+mod tests;
 
 use std::io::{self, Write};
 use std::time::Duration;
 
+use crate::baseline::Known;
 use crate::cli::Format;
-use crate::rules::{Level, Outcome, Rule};
+use crate::rules::{Level, Outcome, Rule, Status};
 
-/// What a run reports, in order: one `Started`, one `Rule` per rule, one `Done`.
+/// What a run reports, in order: one `Started`, one `Rule` per rule (in
+/// catalogue order, whatever the parallelism), one `Done`.
 #[derive(Debug)]
 pub enum Event<'a> {
     /// The run begins.
@@ -37,6 +43,15 @@ pub enum Event<'a> {
     },
 }
 
+/// A failure's place in a baseline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    /// Its fingerprint.
+    pub fingerprint: String,
+    /// True when the baseline knows it.
+    pub known: bool,
+}
+
 /// A rule with its outcome.
 #[derive(Debug, Clone)]
 pub struct RuleReport {
@@ -54,11 +69,28 @@ pub struct RuleReport {
     pub outcome: Outcome,
     /// Time taken.
     pub duration: Duration,
+    /// One mark per failure.
+    pub marks: Vec<Mark>,
 }
 
 impl RuleReport {
-    /// Pairs a rule with its outcome.
-    pub fn new(rule: &Rule, outcome: Outcome, duration: Duration) -> Self {
+    /// Pairs a rule with its outcome; `known` tells a fingerprint the
+    /// baseline knows.
+    pub fn new(
+        rule: &Rule,
+        outcome: Outcome,
+        duration: Duration,
+        known: impl Fn(&str, &str) -> bool,
+    ) -> Self {
+        let marks = outcome
+            .failures
+            .iter()
+            .map(|f| {
+                let fingerprint = crate::baseline::fingerprint(rule.id, &f.message);
+                let known = known(rule.id, &fingerprint);
+                Mark { fingerprint, known }
+            })
+            .collect();
         Self {
             id: rule.id,
             level: rule.level,
@@ -67,6 +99,31 @@ impl RuleReport {
             faults: rule.faults,
             outcome,
             duration,
+            marks,
+        }
+    }
+
+    /// A failure every one of whose failures the baseline knows.
+    pub fn is_known(&self) -> bool {
+        self.outcome.status == Status::Failed
+            && !self.marks.is_empty()
+            && self.marks.iter().all(|m| m.known)
+    }
+
+    /// A failure with at least one new failure.
+    pub fn is_new_failure(&self) -> bool {
+        self.outcome.status == Status::Failed && !self.is_known()
+    }
+
+    /// The word of its verdict.
+    pub fn verdict(&self) -> &'static str {
+        match (self.outcome.status, self.level) {
+            (Status::Failed, _) if self.is_known() => "KNOWN",
+            (Status::Passed, _) => "PASS",
+            (Status::Failed, Level::Required) => "FAIL",
+            (Status::Failed, Level::Observation) => "WARN",
+            (Status::Skipped, _) => "SKIP",
+            (Status::NotRun, _) => "NORUN",
         }
     }
 }
@@ -82,16 +139,28 @@ pub struct Summary {
     pub cases: u32,
     /// Whether observations count.
     pub strict: bool,
+    /// Requests in flight at once.
+    pub jobs: usize,
     /// Rules passed.
     pub passed: usize,
-    /// Rules failed (both levels).
+    /// Rules failed anew (both levels).
     pub failed: usize,
+    /// Rules whose failures a baseline knows.
+    pub known: usize,
     /// Rules skipped.
     pub skipped: usize,
-    /// Required rules failed.
+    /// Rules the run budget stopped.
+    pub not_run: usize,
+    /// Required rules failed anew.
     pub required_failed: usize,
-    /// Observations failed.
+    /// Observations failed anew.
     pub observations_failed: usize,
+    /// Failures a baseline knows that did not happen again.
+    pub fixed: Vec<Known>,
+    /// True when a baseline was given.
+    pub baseline: bool,
+    /// True when the run budget ran out.
+    pub budget_spent: bool,
     /// Requests sent.
     pub requests: u64,
     /// Wall time.

@@ -1,10 +1,12 @@
-//! Authentication and error shapes.
+//! auth.*: every operation requires the key header; a missing, empty or
+//! wrong key gets 401 in the envelope form with error.unauthorized_access
+//! and a message about the key.
 
 use proptest::prelude::*;
 use serde_json::Value;
 
-use super::support::{Judge, property};
-use super::{Failure, Level, Outcome, Rule};
+use super::support::Judge;
+use super::{Check, Failure, Level, Outcome, Rule};
 use crate::ctx::Ctx;
 use crate::http::{Auth, Exchange, Request, encode, show};
 
@@ -14,47 +16,36 @@ pub fn rules() -> Vec<Rule> {
             id: "auth.missing-key",
             level: Level::Required,
             source: "API.md Authentication 1-2; Errors (401 envelope form)",
-            summary: "a request without the key header gets 401 in the envelope form with error.unauthorized_access, on every operation",
-            faults: &["no-auth"],
+            summary: "a request without the key header gets 401 in the envelope form with error.unauthorized_access and a message about the key, on every operation",
+            faults: &["no-auth", "unauthorized-message", "text-errors"],
             check: missing_key,
+            observe: None,
         },
         Rule {
             id: "auth.empty-key",
             level: Level::Required,
             source: "API.md Authentication 1-2",
             summary: "an empty key gets 401 error.unauthorized_access, on every operation",
-            faults: &["accept-empty-key"],
+            faults: &["accept-empty-key", "unauthorized-message", "text-errors"],
             check: empty_key,
+            observe: None,
         },
         Rule {
             id: "auth.wrong-key",
             level: Level::Required,
             source: "API.md Authentication 2",
             summary: "generated wrong keys get 401 error.unauthorized_access, on generated operations",
-            faults: &["accept-any-key"],
+            faults: &["accept-any-key", "unauthorized-message", "text-errors"],
             check: wrong_key,
-        },
-        Rule {
-            id: "errors.bad-request",
-            level: Level::Required,
-            source: "API.md Errors (bare form with 400); Settlements (400 error.bad_request)",
-            summary: "a malformed batch token gets 400 in the bare form {code: error.bad_request, message}",
-            faults: &["bad-request-envelope", "text-errors"],
-            check: bad_request,
-        },
-        Rule {
-            id: "errors.not-found",
-            level: Level::Required,
-            source: "API.md Errors (bare form with 404); Payments (404 error.not_found)",
-            summary: "an unknown payment's charges get 404 in the bare form {code: error.not_found, message}",
-            faults: &["not-found-envelope", "text-errors"],
-            check: not_found,
+            observe: None,
         },
     ]
 }
 
-/// Every operation, with inputs that need no key to be refused.
-fn operations(ctx: &Ctx) -> Vec<Request> {
+/// Every operation, with inputs that need no key to be refused. The
+/// writes are probed only when allowed, and even then with an id that
+/// names no key and a body that exports nothing.
+pub fn operations(ctx: &Ctx) -> Vec<Request> {
     let batch = ctx
         .found
         .batches
@@ -107,33 +98,28 @@ fn operations(ctx: &Ctx) -> Vec<Request> {
         Request::get("/ledger/accounts"),
         Request::get("/webhooks"),
     ];
-    // Writes are probed only when allowed, and even then with an id that
-    // names no key and a body that exports nothing.
     if ctx.options.allow_writes {
-        ops.push(Request {
-            method: "PUT",
-            ..Request::get("/keys/ak_conformance_probe/rotate")
-        });
-        ops.push(Request {
-            method: "POST",
-            body: Some("{}".into()),
-            ..Request::get("/settlements/report-exports")
-        });
+        ops.push(Request::put("/keys/ak_conformance_probe/rotate"));
+        ops.push(Request::post("/settlements/report-exports", "{}"));
     }
     ops
 }
 
-/// 401, envelope form, error.unauthorized_access.
-fn expect_unauthorized(ctx: &Ctx, e: &Exchange) -> Result<(), Failure> {
+/// 401, envelope form, error.unauthorized_access, a message about the key.
+pub fn expect_unauthorized(c: &Check<'_>, e: &Exchange) -> Result<(), Failure> {
     let why = match (e.status(), &e.json) {
         (Some(401), Some(v)) => {
             let code = v.pointer("/error/code");
+            let message = v.pointer("/error/message").and_then(Value::as_str);
             if !v.get("api_version").is_some_and(Value::is_string) {
                 Some("401 without the envelope's api_version".to_owned())
             } else if code != Some(&Value::from("error.unauthorized_access")) {
                 Some(format!("401 with error.code {}", show(code)))
-            } else if !v.pointer("/error/message").is_some_and(Value::is_string) {
-                Some("401 without error.message".to_owned())
+            } else if !message.is_some_and(|m| m.to_ascii_lowercase().contains("key")) {
+                Some(format!(
+                    "401 whose error.message {} does not say a key is required",
+                    show(v.pointer("/error/message"))
+                ))
             } else {
                 None
             }
@@ -144,88 +130,42 @@ fn expect_unauthorized(ctx: &Ctx, e: &Exchange) -> Result<(), Failure> {
     };
     match why {
         None => Ok(()),
-        Some(why) => Err(Failure::at(ctx, e, why)),
+        Some(why) => Err(c.fail(e, why)),
     }
 }
 
-fn every_operation(ctx: &Ctx, auth: Auth) -> Outcome {
+fn every_operation(c: &Check<'_>, auth: Auth) -> Outcome {
+    let ops = operations(c.ctx);
+    let results = c.map(&ops, |request| {
+        let e = c.send(request.clone().auth(auth.clone()));
+        expect_unauthorized(c, &e)
+    });
     let mut judge = Judge::default();
-    for request in operations(ctx) {
-        let e = ctx.http.send(request.auth(auth.clone()));
-        judge.case();
-        if let Err(f) = expect_unauthorized(ctx, &e) {
-            judge.fail(f);
-        }
-    }
+    results.into_iter().for_each(|r| judge.result(r));
     judge.outcome()
 }
 
-fn missing_key(ctx: &Ctx) -> Outcome {
-    every_operation(ctx, Auth::Missing)
+fn missing_key(c: &Check<'_>) -> Outcome {
+    every_operation(c, Auth::Missing)
 }
 
-fn empty_key(ctx: &Ctx) -> Outcome {
-    every_operation(ctx, Auth::Other(String::new()))
+fn empty_key(c: &Check<'_>) -> Outcome {
+    every_operation(c, Auth::Probe(String::new()))
 }
 
-fn wrong_key(ctx: &Ctx) -> Outcome {
-    let ops = operations(ctx);
+fn wrong_key(c: &Check<'_>) -> Outcome {
+    let ops = operations(c.ctx);
     let n = ops.len();
     let keys = prop_oneof![
         "[A-Za-z0-9_-]{1,64}",
         "aggsk_[0-9a-f]{40}",
         "[ -~]{1,80}".prop_filter("header-safe", |s| !s.trim().is_empty() && s.trim() == s),
     ];
-    property(ctx, "auth.wrong-key", (0..n, keys), |(i, key)| {
-        if ctx.http.key_matches(key) {
+    c.property((0..n, keys), |(i, key)| {
+        if c.ctx.http.key_matches(key) {
             return Ok(());
         }
-        let e = ctx
-            .http
-            .send(ops[*i].clone().auth(Auth::Other(key.clone())));
-        expect_unauthorized(ctx, &e)
+        let e = c.send(ops[*i].clone().auth(Auth::Probe(key.clone())));
+        expect_unauthorized(c, &e)
     })
-}
-
-fn bare(ctx: &Ctx, e: &Exchange, status: u16, code: &str) -> Outcome {
-    let mut judge = Judge::default();
-    let json = e.json.as_ref();
-    let why = if e.status() != Some(status) {
-        Some(format!(
-            "answered {} instead of {status}",
-            e.status().map_or("nothing".into(), |s| s.to_string())
-        ))
-    } else if json.is_none() {
-        Some("the body is not JSON".to_owned())
-    } else if json.and_then(|v| v.get("code")) != Some(&Value::from(code)) {
-        Some(format!(
-            "code is {} (bare form: a top-level code {code:?})",
-            show(json.and_then(|v| v.get("code")))
-        ))
-    } else if !json
-        .and_then(|v| v.get("message"))
-        .is_some_and(Value::is_string)
-    {
-        Some("the bare form needs a string message".to_owned())
-    } else {
-        None
-    };
-    judge.check(why.is_none(), || {
-        Failure::at(ctx, e, why.unwrap_or_default())
-    });
-    judge.outcome()
-}
-
-fn bad_request(ctx: &Ctx) -> Outcome {
-    let e = ctx
-        .http
-        .send(Request::get("/settlements/batches").q("batch_id", "sb_conformance_too_short"));
-    bare(ctx, &e, 400, "error.bad_request")
-}
-
-fn not_found(ctx: &Ctx) -> Outcome {
-    let e = ctx.http.send(Request::get(
-        "/payments/pm_conformance0unknown0payment/charges",
-    ));
-    bare(ctx, &e, 404, "error.not_found")
 }

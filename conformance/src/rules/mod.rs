@@ -1,20 +1,41 @@
-//! The rule catalogue.
+//! The rule catalogue: one file per family (the part of a rule id before
+//! the dot), the model, and the support every rule uses.
 
+mod amounts;
 mod auth;
+mod body;
+mod client;
 mod cursor;
+mod envelope;
+mod errors;
+mod exports;
 mod fields;
+mod filters;
+mod headers;
+mod ids;
+mod input;
+mod keys;
+mod lists;
+mod lookups;
 mod offset;
+mod refunds;
+mod scope;
+mod status;
+mod support;
+mod time;
 mod wire;
-mod writes;
 
 pub use catalogue::catalogue;
-pub use model::{Failure, Level, Outcome, Rule, Status};
+#[cfg(test)]
+pub use model::Evidence;
+pub use model::{Check, Failure, Level, Outcome, Phase, Rule, Status};
+pub use support::num;
 
 mod model {
     use std::fmt;
 
     use crate::ctx::Ctx;
-    use crate::http::Exchange;
+    use crate::http::{Exchange, Observer, Request};
 
     /// How much a rule's failure weighs.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,10 +57,19 @@ mod model {
         }
     }
 
+    /// When a rule runs.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Phase {
+        /// With the other rules, in parallel.
+        Rules,
+        /// After every other rule: it judges every exchange of the run.
+        Exchanges,
+    }
+
     /// A named rule.
     #[derive(Clone)]
     pub struct Rule {
-        /// Stable id, `family.name`.
+        /// Stable id, `family.name`; the family is the file it lives in.
         pub id: &'static str,
         /// Required or observation.
         pub level: Level,
@@ -50,7 +80,25 @@ mod model {
         /// Faults of `aggpay-mock` that break it (the proof it can fail).
         pub faults: &'static [&'static str],
         /// The check.
-        pub check: fn(&Ctx) -> Outcome,
+        pub check: fn(&Check<'_>) -> Outcome,
+        /// A judge of every exchange, for the rules of [`Phase::Exchanges`].
+        pub observe: Option<fn(&Exchange) -> Option<String>>,
+    }
+
+    impl Rule {
+        /// When it runs.
+        pub fn phase(&self) -> Phase {
+            if self.observe.is_some() {
+                Phase::Exchanges
+            } else {
+                Phase::Rules
+            }
+        }
+
+        /// Its per-exchange judge, for the HTTP layer.
+        pub fn observer(&self) -> Option<Observer> {
+            self.observe.map(|judge| (self.id, judge))
+        }
     }
 
     impl fmt::Debug for Rule {
@@ -62,7 +110,66 @@ mod model {
         }
     }
 
-    /// One failure: what is wrong, and the exchange that shows it.
+    /// A rule at work: the run's context, and which rule it is (so that no
+    /// check retypes its own id).
+    #[derive(Debug, Clone, Copy)]
+    pub struct Check<'a> {
+        /// The run.
+        pub ctx: &'a Ctx,
+        /// The running rule's id.
+        pub rule: &'static str,
+    }
+
+    impl Check<'_> {
+        /// Sends a request.
+        pub fn send(&self, request: Request) -> Exchange {
+            self.ctx.http.send(request)
+        }
+
+        /// `f` over `items` in parallel (in the pool), results in order.
+        pub fn map<T: Sync, R: Send>(&self, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+            self.ctx.http.pool().map(items, f)
+        }
+
+        /// A failure shown by one exchange.
+        pub fn fail(&self, e: &Exchange, message: impl Into<String>) -> Failure {
+            let http = &self.ctx.http;
+            let message = message.into();
+            let message = match &e.outcome {
+                Err(err) => format!("{message} ({err})"),
+                Ok(_) => message,
+            };
+            Failure {
+                message: http.text(&message, 2_000),
+                input: None,
+                evidence: Some(Box::new(Evidence {
+                    method: e.request.method.to_owned(),
+                    url: http.text(&e.url, 4_000),
+                    status: e.status(),
+                    body: http.snippet(&e.body),
+                    curl: http.curl(&e.request),
+                })),
+            }
+        }
+
+        /// A failure without an exchange.
+        pub fn note(&self, message: impl Into<String>) -> Failure {
+            Failure {
+                message: self.ctx.http.text(&message.into(), 2_000),
+                input: None,
+                evidence: None,
+            }
+        }
+
+        /// A generated input, fit to show.
+        pub fn shown_input(&self, input: &str) -> String {
+            self.ctx.http.text(input, 2_000)
+        }
+    }
+
+    /// One failure: what is wrong, and the exchange that shows it. Every
+    /// text in it is formatted once, at creation: secrets redacted,
+    /// control characters escaped. Reporters print it as it is.
     #[derive(Debug, Clone, Default, PartialEq, Eq)]
     pub struct Failure {
         /// What is wrong.
@@ -82,40 +189,10 @@ mod model {
         pub url: String,
         /// Status answered, if any.
         pub status: Option<u16>,
-        /// The start of the body, secrets scrubbed.
+        /// The start of the body.
         pub body: String,
-        /// A reproduction, key shown as `<redacted>`.
+        /// A reproduction, every credential shown as `<redacted>`.
         pub curl: String,
-    }
-
-    impl Failure {
-        /// A failure with only a message.
-        pub fn new(message: impl Into<String>) -> Self {
-            Self {
-                message: message.into(),
-                ..Self::default()
-            }
-        }
-
-        /// A failure about one exchange.
-        pub fn at(ctx: &Ctx, e: &Exchange, message: impl Into<String>) -> Self {
-            let message = message.into();
-            let message = match &e.outcome {
-                Err(err) => format!("{message} ({err})"),
-                Ok(_) => message,
-            };
-            Self {
-                message: ctx.http.scrub(&message),
-                input: None,
-                evidence: Some(Box::new(Evidence {
-                    method: e.request.method.to_owned(),
-                    url: e.url.clone(),
-                    status: e.status(),
-                    body: ctx.http.snippet(&e.body),
-                    curl: ctx.http.curl(&e.request),
-                })),
-            }
-        }
     }
 
     /// A rule's verdict.
@@ -127,15 +204,18 @@ mod model {
         Failed,
         /// The rule could not run.
         Skipped,
+        /// The run budget ran out before the rule finished.
+        NotRun,
     }
 
     impl Status {
-        /// `passed`, `failed` or `skipped`.
+        /// `passed`, `failed`, `skipped` or `not_run`.
         pub fn as_str(self) -> &'static str {
             match self {
                 Status::Passed => "passed",
                 Status::Failed => "failed",
                 Status::Skipped => "skipped",
+                Status::NotRun => "not_run",
             }
         }
     }
@@ -149,7 +229,7 @@ mod model {
         pub cases: u64,
         /// Evidence, when failed.
         pub failures: Vec<Failure>,
-        /// Why, when skipped.
+        /// Why, when skipped or not run.
         pub skip_reason: Option<String>,
     }
 
@@ -178,157 +258,49 @@ mod model {
                 skip_reason: Some(reason.into()),
             }
         }
-    }
-}
 
-/// Shared helpers of the rule families.
-mod support {
-    use std::cell::Cell;
-    use std::fmt::Debug;
-
-    use proptest::strategy::Strategy;
-    use proptest::test_runner::{
-        Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
-    };
-
-    use super::{Failure, Outcome};
-    use crate::ctx::Ctx;
-    use crate::http::Exchange;
-
-    /// Evidence kept per rule; more only repeats the point.
-    pub const MAX_FAILURES: usize = 5;
-
-    /// Collects failures up to [`MAX_FAILURES`], counting cases.
-    #[derive(Debug, Default)]
-    pub struct Judge {
-        pub cases: u64,
-        pub failures: Vec<Failure>,
-        pub more: u64,
-    }
-
-    impl Judge {
-        pub fn case(&mut self) {
-            self.cases += 1;
-        }
-
-        pub fn fail(&mut self, failure: Failure) {
-            if self.failures.len() < MAX_FAILURES {
-                self.failures.push(failure);
-            } else {
-                self.more += 1;
+        /// Stopped by the run budget.
+        pub fn not_run() -> Self {
+            Self {
+                status: Status::NotRun,
+                cases: 0,
+                failures: Vec::new(),
+                skip_reason: Some(
+                    "not run: the run budget (--max-duration) ran out first".to_owned(),
+                ),
             }
         }
-
-        pub fn check(&mut self, ok: bool, failure: impl FnOnce() -> Failure) {
-            self.case();
-            if !ok {
-                self.fail(failure());
-            }
-        }
-
-        pub fn outcome(mut self) -> Outcome {
-            if self.more > 0
-                && let Some(last) = self.failures.last_mut()
-            {
-                last.message
-                    .push_str(&format!(" (and {} more like it)", self.more));
-            }
-            Outcome::judged(self.cases, self.failures)
-        }
-    }
-
-    /// The rule's own seed: the run seed mixed with the rule id, so a rule's
-    /// cases do not depend on which other rules ran.
-    fn seed_for(seed: u64, rule: &str) -> [u8; 32] {
-        let mut h: u64 = seed ^ 0xcbf2_9ce4_8422_2325;
-        for b in rule.bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        let mut out = [0u8; 32];
-        for (i, chunk) in out.chunks_mut(8).enumerate() {
-            let z = h.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i as u64 + 1));
-            chunk.copy_from_slice(&aggpay::util::splitmix64(z).to_le_bytes());
-        }
-        out
-    }
-
-    /// Runs a property: `check` on generated values; a failure is shrunk to
-    /// a minimal input, re-run to capture its request, and reported.
-    pub fn property<S>(
-        ctx: &Ctx,
-        rule: &str,
-        strategy: S,
-        check: impl Fn(&S::Value) -> Result<(), Failure>,
-    ) -> Outcome
-    where
-        S: Strategy,
-        S::Value: Debug,
-    {
-        let config = Config {
-            cases: ctx.options.cases.max(1),
-            failure_persistence: None,
-            max_shrink_iters: 64,
-            max_shrink_time: 20_000,
-            max_global_rejects: 4_096,
-            ..Config::default()
-        };
-        let mut runner = TestRunner::new_with_rng(
-            config,
-            TestRng::from_seed(RngAlgorithm::ChaCha, &seed_for(ctx.options.seed, rule)),
-        );
-        let cases = Cell::new(0u64);
-        let result = runner.run(&strategy, |value| {
-            cases.set(cases.get() + 1);
-            check(&value).map_err(|f| TestCaseError::fail(f.message))
-        });
-        match result {
-            Ok(()) => Outcome::judged(cases.get(), Vec::new()),
-            Err(TestError::Fail(reason, minimal)) => {
-                let mut failure = check(&minimal).err().unwrap_or_else(|| {
-                    Failure::new(format!("{reason} (the minimal case passed when re-run: the server is not deterministic)"))
-                });
-                failure.input = Some(format!("{minimal:?}"));
-                Outcome::judged(cases.get(), vec![failure])
-            }
-            Err(TestError::Abort(reason)) => Outcome::judged(
-                cases.get(),
-                vec![Failure::new(format!("aborted: {reason}"))],
-            ),
-        }
-    }
-
-    /// The sample of `op`, or why there is none.
-    pub fn sample<'c>(ctx: &'c Ctx, op: &str) -> Result<&'c Exchange, String> {
-        match ctx.corpus.get(op) {
-            Some(e) => Ok(e),
-            None => Err(ctx
-                .unsampled
-                .get(op)
-                .cloned()
-                .unwrap_or_else(|| format!("{op} was not sampled"))),
-        }
-    }
-
-    /// A numeric string as a number.
-    pub fn num(v: &serde_json::Value) -> Option<u64> {
-        v.as_str()
-            .filter(|s| aggpay::rules::is_numeric_id(s))
-            .and_then(|s| s.parse().ok())
     }
 }
 
 mod catalogue {
     use super::Rule;
 
-    /// Every rule, in the order they run (sampling and discovery come
-    /// first; the header rules last, so they judge every exchange).
+    /// Every rule, in report order (the exchange rules last: they judge
+    /// every exchange of the run).
     pub fn catalogue() -> Vec<Rule> {
         let mut rules = Vec::new();
         rules.extend(super::auth::rules());
+        rules.extend(super::errors::rules());
+        rules.extend(super::scope::rules());
         rules.extend(super::fields::rules());
+        rules.extend(super::ids::rules());
+        rules.extend(super::amounts::rules());
+        rules.extend(super::time::rules());
+        rules.extend(super::lists::rules());
+        rules.extend(super::client::rules());
         rules.extend(super::cursor::rules());
         rules.extend(super::offset::rules());
-        rules.extend(super::writes::rules());
+        rules.extend(super::filters::rules());
+        rules.extend(super::refunds::rules());
+        rules.extend(super::lookups::rules());
+        rules.extend(super::exports::rules());
+        rules.extend(super::keys::rules());
+        rules.extend(super::status::rules());
+        rules.extend(super::input::rules());
+        rules.extend(super::envelope::rules());
+        rules.extend(super::headers::rules());
+        rules.extend(super::body::rules());
         rules.extend(super::wire::rules());
         rules
     }
@@ -339,11 +311,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_are_unique_and_every_rule_has_a_fault() {
+    fn ids_are_unique_in_their_family_file_and_every_rule_has_a_fault() {
         let rules = catalogue();
         let mut ids = std::collections::HashSet::new();
+        let families = [
+            "auth", "errors", "scope", "fields", "ids", "amounts", "time", "lists", "client",
+            "cursor", "offset", "filters", "refunds", "lookups", "exports", "keys", "status",
+            "input", "envelope", "headers", "body", "wire",
+        ];
         for r in &rules {
             assert!(ids.insert(r.id), "duplicate {}", r.id);
+            let family = r.id.split('.').next().unwrap();
+            assert!(families.contains(&family), "{} has no family file", r.id);
+            assert_eq!(
+                r.level == Level::Observation,
+                family == "wire",
+                "{}: observations, and only they, are wire.*",
+                r.id
+            );
             assert!(!r.faults.is_empty(), "{} has no fault that breaks it", r.id);
             for f in r.faults {
                 assert!(

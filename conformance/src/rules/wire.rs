@@ -1,61 +1,88 @@
-//! Rules judged on every exchange of the run: envelope, headers, JSON; and
-//! the observations of WIRE.md about them.
+//! wire.*: observations. What WIRE.md (or common practice) says where
+//! API.md is silent: reported, failing the run only with `--strict`.
 
-use aggpay::rules as text;
+use proptest::prelude::*;
+use serde::Deserialize;
+use serde_json::Value;
 
-use super::support::{Judge, sample};
-use super::{Failure, Level, Outcome, Rule};
-use crate::ctx::Ctx;
+use super::cursor::{ids, lists, page};
+use super::headers::from_log;
+use super::support::{Judge, text};
+use super::{Check, Level, Outcome, Rule};
+use crate::http::{Auth, Exchange, Request, encode};
 
 pub fn rules() -> Vec<Rule> {
     vec![
         Rule {
-            id: "envelope.success",
-            level: Level::Required,
-            source: "API.md Conventions 3; Versioning 1",
-            summary: "every operation sampled succeeds with 2xx, and every 2xx body is {api_version: \"v1\", data: {...}}",
-            faults: &["wrong-api-version"],
-            check: envelope,
+            id: "wire.cursor-bounds",
+            level: Level::Observation,
+            source: "WIRE.md Cursor pagination (next_cursor is the last row's id; the next page follows it)",
+            summary: "generated cursors (real ids, their neighbours, random numbers): a page holds only ids beyond the cursor",
+            faults: &["cursor-inclusive", "numeric-id-as-number"],
+            check: cursor_bounds,
+            observe: None,
         },
         Rule {
-            id: "headers.content-length",
-            level: Level::Required,
-            source: "API.md Conventions 4",
-            summary: "every response carries Content-Length, equal to the body's length",
-            faults: &["chunked"],
-            check: |ctx| from_log(ctx, "headers.content-length"),
+            id: "wire.limit-validation",
+            level: Level::Observation,
+            source: "WIRE.md Cursor pagination (negative or non-numeric limit: 400)",
+            summary: "a negative or non-numeric limit gets 400",
+            faults: &["negative-limit-accepted"],
+            check: limit_validation,
+            observe: None,
         },
         Rule {
-            id: "headers.date",
-            level: Level::Required,
-            source: "API.md Conventions 4",
-            summary: "every response carries a Date header holding an HTTP date",
-            faults: &["bad-date-header"],
-            check: |ctx| from_log(ctx, "headers.date"),
+            id: "wire.rotation-revokes-old",
+            level: Level::Observation,
+            source: "WIRE.md Authentication in the mock (the old secret stops working at once)",
+            summary: "after rotation the old secret gets 401",
+            faults: &[
+                "rotate-keeps-old-secret",
+                "accept-any-key",
+                "rotate-same-secret",
+            ],
+            check: revokes_old,
+            observe: None,
         },
         Rule {
-            id: "body.json",
-            level: Level::Required,
-            source: "API.md Conventions 2; Errors (both body shapes are JSON)",
-            summary: "every response body, success or error, is JSON",
-            faults: &["text-errors"],
-            check: |ctx| from_log(ctx, "body.json"),
+            id: "wire.export-validation",
+            level: Level::Observation,
+            source: "WIRE.md (settlement_batch_id and kind are required; 400 bare)",
+            summary: "an export request without its required fields gets 400",
+            faults: &[
+                "export-accepts-empty-body",
+                "text-errors",
+                "bad-request-envelope",
+            ],
+            check: export_validation,
+            observe: None,
+        },
+        Rule {
+            id: "wire.unknown-id-404",
+            level: Level::Observation,
+            source: "WIRE.md Status codes and errors (a well-formed ID that does not exist gets 404)",
+            summary: "an unknown rail merchant or alias id of the right shape gets 404 in the bare form",
+            faults: &["unknown-alias-found", "text-errors", "not-found-envelope"],
+            check: unknown_id_404,
+            observe: None,
         },
         Rule {
             id: "wire.success-200",
             level: Level::Observation,
             source: "WIRE.md Status codes (success: 200 everywhere; API.md allows any 2xx)",
-            summary: "success answers are 200",
+            summary: "success answers are 200 (the charges aside: status.charges-200 requires it)",
             faults: &["success-201"],
-            check: |ctx| from_log(ctx, "wire.success-200"),
+            check: |c| from_log(c, true),
+            observe: Some(success_200),
         },
         Rule {
             id: "wire.content-type-json",
             level: Level::Observation,
             source: "common practice (JSON bodies labelled application/json)",
             summary: "every response is labelled Content-Type: application/json",
-            faults: &["content-type-text"],
-            check: |ctx| from_log(ctx, "wire.content-type-json"),
+            faults: &["content-type-text", "text-errors"],
+            check: |c| from_log(c, false),
+            observe: Some(content_type_json),
         },
         Rule {
             id: "wire.payout-shape",
@@ -64,53 +91,184 @@ pub fn rules() -> Vec<Rule> {
             summary: "payouts carry stxn_ tokens, sb_ batch tokens, paisa amounts and acct_ accounts, and the client decodes them",
             faults: &["payout-prefix"],
             check: payouts,
+            observe: None,
         },
     ]
 }
 
-/// The violations the exchange log collected for `rule`.
-fn from_log(ctx: &Ctx, rule: &'static str) -> Outcome {
-    let log = ctx.http.log();
-    if log.answered == 0 {
-        return Outcome::skipped("the server answered nothing");
+fn success_200(e: &Exchange) -> Option<String> {
+    // The charges' 200 is a required rule of its own (status.charges-200).
+    if e.request.path.ends_with("/charges") {
+        return None;
     }
-    let (violations, total) = log.of(rule);
-    let mut failures: Vec<Failure> = violations
-        .iter()
-        .map(|v| Failure::at(ctx, &v.exchange, v.message.clone()))
-        .collect();
-    if total > failures.len() as u64
-        && let Some(last) = failures.last_mut()
-    {
-        last.message
-            .push_str(&format!(" ({} responses in all broke this rule)", total));
-    }
-    let cases = if rule == "envelope.success" || rule == "wire.success-200" {
-        log.successes
-    } else {
-        log.answered
-    };
-    Outcome::judged(cases, failures)
+    let status = e.status()?;
+    ((200..300).contains(&status) && status != 200)
+        .then(|| format!("success answered {status}, not 200"))
 }
 
-fn envelope(ctx: &Ctx) -> Outcome {
-    let mut outcome = from_log(ctx, "envelope.success");
-    // Valid requests of the sampling must succeed.
-    for (op, e) in &ctx.corpus {
-        outcome.cases += 1;
-        if !e.success() && outcome.failures.len() < 5 {
-            outcome.failures.push(Failure::at(
-                ctx,
-                e,
-                format!("{op}: a valid request did not succeed"),
+fn content_type_json(e: &Exchange) -> Option<String> {
+    let content_type = e.header("content-type").unwrap_or("");
+    (!content_type
+        .to_ascii_lowercase()
+        .starts_with("application/json"))
+    .then(|| format!("Content-Type {content_type:?}"))
+}
+
+fn cursor_bounds(c: &Check<'_>) -> Outcome {
+    let lists = lists(c.ctx);
+    // Real ids of each list, newest first: cursors from real responses.
+    let real: Vec<Vec<u64>> = lists
+        .iter()
+        .map(|l| {
+            page(c, l, &[("limit", "100".into())])
+                .rows
+                .map(|r| ids(&r).unwrap_or_default())
+                .unwrap_or_default()
+        })
+        .collect();
+    let n = lists.len();
+    let cursors = prop_oneof![
+        3 => (any::<prop::sample::Index>(), -1i64..=1).prop_map(|(i, d)| (Some(i), d, 0u64)),
+        1 => (1u64..=10_000_000_000_000).prop_map(|c| (None, 0, c)),
+    ];
+    let strategy = (0..n, cursors, any::<bool>(), 1u64..=20);
+    c.property(strategy, |(i, (index, delta, random), ascending, limit)| {
+        let cursor = match (index, real[*i].is_empty()) {
+            (Some(ix), false) => real[*i][ix.index(real[*i].len())]
+                .saturating_add_signed(*delta)
+                .max(1),
+            _ => (*random).max(1),
+        };
+        let direction = if *ascending { "ASC" } else { "DESC" };
+        let p = page(
+            c,
+            &lists[*i],
+            &[
+                ("cursor", cursor.to_string()),
+                ("direction", direction.into()),
+                ("limit", limit.to_string()),
+            ],
+        );
+        let Some(rows) = &p.rows else {
+            return Err(c.fail(
+                &p.e,
+                format!("{}: no rows array in a success answer", lists[*i].name),
             ));
+        };
+        let ids = ids(rows).map_err(|why| c.fail(&p.e, why))?;
+        match ids.iter().find(|id| {
+            if *ascending {
+                **id <= cursor
+            } else {
+                **id >= cursor
+            }
+        }) {
+            None => Ok(()),
+            Some(id) => Err(c.fail(
+                &p.e,
+                format!("cursor {cursor} {direction}: the page holds id {id}"),
+            )),
+        }
+    })
+}
+
+fn limit_validation(c: &Check<'_>) -> Outcome {
+    let mut cases = Vec::new();
+    for list in lists(c.ctx) {
+        for bad in ["-1", "-100", "abc"] {
+            cases.push((list.clone(), bad));
         }
     }
-    Outcome::judged(outcome.cases, outcome.failures)
+    let mut judge = Judge::default();
+    for ((list, bad), p) in cases.iter().zip(c.map(&cases, |(list, bad)| {
+        page(c, list, &[("limit", (*bad).into())])
+    })) {
+        judge.check(p.e.status() == Some(400), || {
+            c.fail(
+                &p.e,
+                format!("{}: limit={bad} not refused with 400", list.name),
+            )
+        });
+    }
+    judge.outcome()
 }
 
-fn payouts(ctx: &Ctx) -> Outcome {
-    let e = match sample(ctx, "payouts") {
+fn revokes_old(c: &Check<'_>) -> Outcome {
+    let Some(old) = &c.ctx.found.secret_before_rotation else {
+        return Outcome::skipped(
+            c.ctx
+                .unsampled
+                .get("rotate")
+                .cloned()
+                .unwrap_or_else(|| "the key was not rotated".into()),
+        );
+    };
+    if !c.ctx.first("rotate").is_some_and(Exchange::success) {
+        return Outcome::skipped("the rotation did not succeed");
+    }
+    let mut judge = Judge::default();
+    // A real credential: sent, never shown.
+    let e = c.send(Request::get("/ledger/accounts").auth(Auth::Secret(old.clone())));
+    judge.check(e.status() == Some(401), || {
+        c.fail(&e, "the old secret still works after rotation")
+    });
+    judge.outcome()
+}
+
+fn export_validation(c: &Check<'_>) -> Outcome {
+    if !c.ctx.options.allow_writes {
+        return Outcome::skipped("a write: pass --allow-writes");
+    }
+    let batch = c.ctx.found.batches.first().cloned().unwrap_or_default();
+    let bodies = [
+        serde_json::json!({}),
+        serde_json::json!({"settlement_batch_id": batch}),
+        serde_json::json!({"kind": "REPORT_KIND_BATCH"}),
+    ];
+    let mut judge = Judge::default();
+    let answers = c.map(&bodies, |body| {
+        c.send(Request::post(
+            "/settlements/report-exports",
+            body.to_string(),
+        ))
+    });
+    for (body, e) in bodies.iter().zip(&answers) {
+        let code = e
+            .json
+            .as_ref()
+            .and_then(|v| v.get("code"))
+            .and_then(Value::as_str);
+        judge.check(
+            e.status() == Some(400) && code == Some("error.bad_request"),
+            || {
+                c.fail(
+                    e,
+                    format!("body {body}: not refused with a bare 400 error.bad_request"),
+                )
+            },
+        );
+    }
+    judge.outcome()
+}
+
+fn unknown_id_404(c: &Check<'_>) -> Outcome {
+    let requests = [
+        Request::get(format!(
+            "/rail-merchants/{}",
+            encode("mer_conformance0unknown")
+        )),
+        Request::get(format!("/alias/{}", encode("als_conformance0unknown"))),
+    ];
+    let mut judge = Judge::default();
+    for e in c.map(&requests, |r| c.send(r.clone())) {
+        let why = super::errors::bare(&e, 404, "error.not_found");
+        judge.check(why.is_none(), || c.fail(&e, why.unwrap_or_default()));
+    }
+    judge.outcome()
+}
+
+fn payouts(c: &Check<'_>) -> Outcome {
+    let e = match c.ctx.sample_or_why("payouts") {
         Ok(e) => e,
         Err(why) => return Outcome::skipped(why),
     };
@@ -124,7 +282,6 @@ fn payouts(ctx: &Ctx) -> Outcome {
     }
     let mut judge = Judge::default();
     for p in &rows {
-        let s = |f: &str| p[f].as_str().unwrap_or("");
         let amounts = [
             "gross_amount",
             "fee_amount",
@@ -132,16 +289,15 @@ fn payouts(ctx: &Ctx) -> Outcome {
             "sales_tax_on_fee_amount",
         ]
         .iter()
-        .all(|f| text::is_paisa(s(f)));
-        let ok = text::has_prefix(s("token"), "stxn_")
-            && text::is_batch_token(s("settlement_batch_id"))
-            && text::has_prefix(s("debitor_account_id"), "acct_")
-            && text::has_prefix(s("creditor_account_id"), "acct_")
+        .all(|f| aggpay::rules::is_paisa(text(p, f)));
+        let ok = aggpay::rules::has_prefix(text(p, "token"), "stxn_")
+            && aggpay::rules::is_batch_token(text(p, "settlement_batch_id"))
+            && aggpay::rules::has_prefix(text(p, "debitor_account_id"), "acct_")
+            && aggpay::rules::has_prefix(text(p, "creditor_account_id"), "acct_")
             && amounts
-            && serde_json::from_value::<aggpay::SettlementPayout>(p.clone()).is_ok();
+            && aggpay::SettlementPayout::deserialize(p).is_ok();
         judge.check(ok, || {
-            Failure::at(
-                ctx,
+            c.fail(
                 e,
                 format!("payout {} differs from the reference's shape", p["token"]),
             )

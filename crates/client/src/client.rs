@@ -14,9 +14,9 @@ use crate::query::{
     AccountQuery, BatchQuery, CursorPaging, KeyQuery, MerchantQuery, OffsetPaging, QrCodeQuery,
     RailMerchantQuery, RefundQuery, TillCodeQuery, TransactionQuery, WebhookQuery,
 };
-use crate::redact::Redactor;
 use crate::rules::encode_component;
 use crate::transport::Call;
+use crate::util::Redactor;
 use crate::wire::{self, ListBody};
 use crate::*;
 
@@ -103,7 +103,8 @@ impl Client {
     }
 
     pub(crate) fn from_parts(agent: ureq::Agent, settings: Settings) -> Self {
-        let redactor = Redactor::new(settings.secret.expose());
+        let mut redactor = Redactor::new();
+        redactor.add(settings.secret.expose());
         Self {
             inner: Arc::new(Inner {
                 agent,

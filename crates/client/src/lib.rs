@@ -98,7 +98,6 @@ mod open_enum;
 mod page;
 mod paginate;
 mod query;
-mod redact;
 mod secret;
 mod transport;
 mod wire;

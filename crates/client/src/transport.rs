@@ -12,6 +12,11 @@ use crate::query::Pairs;
 use crate::rules::{KEY_HEADER, encode_component};
 use crate::wire::{Envelope, ErrorBody, ErrorEnvelope, RotatedSecret};
 
+/// How many characters of a body an error quotes.
+const SNIPPET: usize = 200;
+/// How many characters of a server's error code or message are kept.
+const MESSAGE: usize = 1_000;
+
 /// What to send.
 #[derive(Debug)]
 pub(crate) struct Call<'a> {
@@ -120,16 +125,16 @@ impl Inner {
         let request = request.body(body).map_err(|e| {
             Error::Config(format!(
                 "cannot form a request: {}",
-                self.redactor.text(&e.to_string())
+                self.redactor.text(&e.to_string(), MESSAGE)
             ))
         })?;
         let mut response = self.agent.run(request).map_err(|e| self.transport(e))?;
         let status = response.status().as_u16();
         if (300..400).contains(&status) {
-            let location = response
-                .headers()
-                .get("location")
-                .map(|v| self.redactor.text(&String::from_utf8_lossy(v.as_bytes())));
+            let location = response.headers().get("location").map(|v| {
+                self.redactor
+                    .text(&String::from_utf8_lossy(v.as_bytes()), MESSAGE)
+            });
             return Err(Error::Redirect { status, location }.into());
         }
         let retry_after = retry_after(response.headers());
@@ -148,8 +153,8 @@ impl Inner {
                 .map_err(|e| {
                     Error::Decode {
                         status,
-                        reason: self.redactor.text(&e.to_string()),
-                        snippet: self.redactor.snippet(&body),
+                        reason: self.redactor.text(&e.to_string(), MESSAGE),
+                        snippet: self.redactor.snippet(&body, SNIPPET),
                         secret: if call.rotation {
                             RotatedSecret::find(&body)
                         } else {
@@ -182,7 +187,7 @@ impl Inner {
             },
             other => {
                 let tls = is_tls(&other);
-                let message = self.redactor.text(&describe(&other));
+                let message = self.redactor.text(&describe(&other), MESSAGE);
                 let error = TransportError::new(message, other);
                 if tls {
                     Error::Tls(error)
@@ -198,8 +203,8 @@ impl Inner {
         let api = |b: ErrorBody, shape| {
             Error::Api(ApiError::new(
                 status,
-                self.redactor.text(&b.code),
-                self.redactor.text(&b.message),
+                self.redactor.text(&b.code, MESSAGE),
+                self.redactor.text(&b.message, MESSAGE),
                 shape,
             ))
         };
@@ -211,7 +216,7 @@ impl Inner {
         }
         Error::Status {
             status,
-            snippet: self.redactor.snippet(body),
+            snippet: self.redactor.snippet(body, SNIPPET),
         }
     }
 }

@@ -14,6 +14,11 @@
 //! ```
 
 use std::borrow::Cow;
+use std::fmt;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
 
 const MUL1: u64 = 0xbf58_476d_1ce4_e5b9;
 const MUL2: u64 = 0x94d0_49bb_1331_11eb;
@@ -107,10 +112,185 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     escape_control(&truncate(text, max_chars)).into_owned()
 }
 
+/// What a secret becomes in anything shown.
+pub const REDACTED: &str = "<redacted>";
+
+/// A `"secret": "…"` member in JSON text, also when the text is cut inside
+/// the value (a truncated body).
+static SECRET_MEMBER: LazyLock<Regex> = LazyLock::new(|| {
+    match Regex::new(r#""secret"\s*:\s*"(?:[^"\\]|\\.)*(?:"|\\?$)"#) {
+        Ok(re) => re,
+        // A literal pattern; the unit tests below exercise it.
+        Err(err) => unreachable!("invalid built-in pattern: {err}"),
+    }
+});
+
+/// Removes secrets from text before it is shown: every form of each
+/// secret it knows (as sent, JSON-escaped with and without `\/`,
+/// percent-encoded in either case), and the value of every `secret`
+/// member of JSON, known or not.
+///
+/// ```
+/// use aggpay::util::Redactor;
+///
+/// let mut r = Redactor::new();
+/// r.add("k3y/1");
+/// assert_eq!(r.scrub("key k3y%2F1 and {\"secret\": \"other\"}"), "key <redacted> and {\"secret\":\"<redacted>\"}");
+/// assert!(!format!("{r:?}").contains("k3y"));
+/// ```
+#[derive(Clone, Default)]
+pub struct Redactor {
+    /// Longest first, so that no form is left half replaced by a shorter one.
+    forms: Vec<String>,
+}
+
+impl fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Redactor")
+            .field("forms", &self.forms.len())
+            .finish()
+    }
+}
+
+impl Redactor {
+    /// A redactor that knows no secret yet (it still redacts `secret`
+    /// members).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Learns a secret; an empty one is ignored.
+    pub fn add(&mut self, secret: &str) {
+        if secret.is_empty() {
+            return;
+        }
+        let json = serde_json::to_string(secret).unwrap_or_default();
+        let json = json
+            .strip_prefix('"')
+            .and_then(|j| j.strip_suffix('"'))
+            .unwrap_or(secret)
+            .to_owned();
+        let encoded = crate::rules::encode_component(secret);
+        for form in [
+            secret.to_owned(),
+            json.replace('/', "\\/"),
+            json,
+            encoded.to_ascii_lowercase(),
+            encoded,
+        ] {
+            if !self.forms.contains(&form) {
+                self.forms.push(form);
+            }
+        }
+        self.forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    }
+
+    /// True when `text` holds a secret this redactor knows.
+    pub fn knows(&self, text: &str) -> bool {
+        self.forms.iter().any(|f| text == f.as_str())
+    }
+
+    /// `text` with every known secret and every `secret` member redacted.
+    pub fn scrub(&self, text: &str) -> String {
+        let mut out = SECRET_MEMBER
+            .replace_all(text, format!("\"secret\":\"{REDACTED}\"").as_str())
+            .into_owned();
+        for form in &self.forms {
+            if out.contains(form.as_str()) {
+                out = out.replace(form.as_str(), REDACTED);
+            }
+        }
+        out
+    }
+
+    /// Redacts inside parsed JSON, where every escape is already undone.
+    fn scrub_value(&self, value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map.iter_mut() {
+                    if k == "secret" && !v.is_null() {
+                        *v = Value::from(REDACTED);
+                    } else {
+                        self.scrub_value(v);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.scrub_value(v)),
+            Value::String(s) if self.forms.iter().any(|f| s.contains(f.as_str())) => {
+                *s = self.scrub(s);
+            }
+            _ => {}
+        }
+    }
+
+    /// The start of a body, fit to quote: secrets redacted in the whole
+    /// body first (so that nothing is cut in half and left readable),
+    /// then control characters escaped, then cut to `max_chars`.
+    pub fn snippet(&self, body: &[u8], max_chars: usize) -> String {
+        let text = match serde_json::from_slice::<Value>(body) {
+            Ok(mut value) => {
+                self.scrub_value(&mut value);
+                value.to_string()
+            }
+            Err(_) => self.scrub(&String::from_utf8_lossy(body)),
+        };
+        excerpt(&text, max_chars)
+    }
+
+    /// A short text (a message, a code): redacted, escaped, cut.
+    pub fn text(&self, text: &str, max_chars: usize) -> String {
+        excerpt(&self.scrub(text), max_chars)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    const KEY: &str = "k3y/with\"quote";
+
+    #[test]
+    fn every_form_of_a_secret_is_redacted() {
+        let mut r = Redactor::new();
+        r.add(KEY);
+        for body in [
+            format!("plain {KEY} text"),
+            r#"{"message":"bad key k3y\/with\"quote"}"#.to_owned(),
+            r#"{"message":"bad key k3y/with\"quote"}"#.to_owned(),
+            "url ?key=k3y%2Fwith%22quote".to_owned(),
+            "url ?key=k3y%2fwith%22quote".to_owned(),
+            r#"{"m":"k\u0033y/with\u0022quote"}"#.to_owned(),
+        ] {
+            let s = r.snippet(body.as_bytes(), 200);
+            assert!(!s.contains("k3y"), "{body} -> {s}");
+            assert!(s.contains(REDACTED), "{body} -> {s}");
+        }
+    }
+
+    #[test]
+    fn secret_members_are_redacted_even_when_cut() {
+        let r = Redactor::new();
+        for body in [
+            r#"{"keys":[{"secret":"aggsk_one"},{"secret" : "aggsk_\"two"}]}"#,
+            r#"{"data":{"name":"x","secret":"aggsk_cut_in_the_mid"#,
+            r#"{"data":{"secret":"aggsk_ends_in_escape\"#,
+        ] {
+            let s = r.snippet(body.as_bytes(), 200);
+            assert!(!s.contains("aggsk_"), "{body} -> {s}");
+        }
+    }
+
+    #[test]
+    fn snippets_are_short_and_printable() {
+        let mut r = Redactor::new();
+        r.add("key");
+        let body = format!("\u{1b}[2J\r\nPASS {}", "x".repeat(1_000));
+        let s = r.snippet(body.as_bytes(), 200);
+        assert!(s.starts_with("\\u{1b}[2J\\r\\nPASS"), "{s}");
+        assert!(s.chars().count() <= 220);
+        assert!(!s.chars().any(is_control));
+    }
 
     #[test]
     fn truncation_counts_characters() {

@@ -1,4 +1,4 @@
-//! The JSON side of the faults: edits of a success body after it is built.
+//! The JSON side of the faults: edits of a body after it is built.
 
 use serde_json::{Value, json};
 
@@ -85,6 +85,46 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
             }
         }
     }
+    if data.get("bank_account").is_some() {
+        // The aggregator record.
+        let account = &mut data["bank_account"];
+        if faults.has(Fault::IbanUnmasked) {
+            account["redacted_iban"] = account["iban"].clone();
+        }
+        if faults.has(Fault::BankAccountBadId)
+            && let Some(id) = account["id"].as_str()
+        {
+            account["id"] = json!(format!("ba-{id}"));
+        }
+        if faults.has(Fault::AggregatorKeysMasked) {
+            for_rows(data, "keys", |key| {
+                if key.get("secret").is_some() {
+                    key["secret"] = json!("********");
+                }
+            });
+        }
+    }
+    if data.get("rail_record_id").is_some() {
+        // A rail merchant read alone.
+        if faults.has(Fault::RailMerchantStatusUnknown) {
+            data["status"] = json!("Pending");
+        }
+        unlinked_timestamp(faults, data);
+    }
+    for_rows(data, "merchants", |row| {
+        if faults.has(Fault::ForeignAggregatorId) && row.get("aggregator_id").is_some() {
+            row["aggregator_id"] = json!("agg_conformance0foreign");
+        }
+        unlinked_timestamp(faults, row);
+    });
+    for_rows(data, "qr_codes", |row| {
+        if faults.has(Fault::DynamicQrPrefix)
+            && row["type"] == "DYNAMIC"
+            && let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("qr_"))
+        {
+            row["token"] = json!(format!("qrd_{t}"));
+        }
+    });
     for_rows(data, "batches", |row| {
         if faults.has(Fault::NumericIdAsNumber)
             && let Some(n) = row["id"].as_str().and_then(|s| s.parse::<u64>().ok())
@@ -111,6 +151,14 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
         if faults.has(Fault::RefundIdOnPayments) && row["refund_id"].is_null() {
             row["refund_id"] = json!("");
         }
+        if faults.has(Fault::RefundNetMismatch)
+            && row["transaction_type"] == "TT_REFUND"
+            && let Some(n) = row["net_amount"]
+                .as_str()
+                .and_then(|s| s.parse::<i64>().ok())
+        {
+            row["net_amount"] = json!((n + 1).to_string());
+        }
     });
     for_rows(data, "settlement_transactions", |row| {
         if faults.has(Fault::PayoutPrefix)
@@ -133,7 +181,46 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
         if faults.has(Fault::EventFilterObject) {
             row["event_filter_json"] = json!(r#"{"events":["payment.created"]}"#);
         }
+        if faults.has(Fault::WebhookUrlRelative)
+            && let Some(path) = row["url"]
+                .as_str()
+                .and_then(|u| u.split_once("://"))
+                .and_then(|(_, rest)| rest.find('/').map(|i| rest[i..].to_owned()))
+        {
+            row["url"] = json!(path);
+        }
     });
+}
+
+/// Applies the faults that edit an error body.
+pub(crate) fn corrupt_error(faults: &Faults, status: u16, body: &mut Value) -> bool {
+    let message = match status {
+        401 if faults.has(Fault::UnauthorizedMessage) => "access denied",
+        404 if faults.has(Fault::NotFoundOtherMessage) => "no such thing",
+        _ => return false,
+    };
+    let error = if body.get("error").is_some() {
+        &mut body["error"]
+    } else {
+        body
+    };
+    if error.get("message").is_some() {
+        error["message"] = json!(message);
+        true
+    } else {
+        false
+    }
+}
+
+/// A rail merchant without a status (not linked yet) gets a timestamp
+/// that is not RFC 3339.
+fn unlinked_timestamp(faults: &Faults, row: &mut Value) {
+    if faults.has(Fault::UnlinkedMerchantBadTimestamp)
+        && row.get("rail_record_id").is_some()
+        && row["status"] == ""
+    {
+        row["updated_at"] = json!("2024-01-02 03:04:05");
+    }
 }
 
 /// Visits every (key, value) pair below `value`.

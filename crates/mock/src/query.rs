@@ -79,6 +79,13 @@ impl Query {
     }
 
     /// Every value of a repeated-key parameter.
+    /// True when a decoded name or value is not ASCII.
+    pub(crate) fn has_non_ascii(&self) -> bool {
+        self.pairs
+            .iter()
+            .any(|(k, v)| !k.is_ascii() || !v.is_ascii())
+    }
+
     pub(crate) fn all(&self, name: &str) -> Vec<&str> {
         self.pairs
             .iter()

@@ -141,16 +141,18 @@ pub(crate) fn too_many_requests() -> Reply {
 pub(crate) fn with_faults(mut reply: Reply, faults: &Faults) -> Reply {
     let success = reply.status == 200;
     if let Ok(mut value) = serde_json::from_slice::<Value>(&reply.body) {
-        let mut changed = true;
-        if success {
+        let changed = if success {
             crate::corrupt::corrupt(faults, &mut value);
-        } else if (reply.status == 400 && faults.has(Fault::BadRequestEnvelope))
-            || (reply.status == 404 && faults.has(Fault::NotFoundEnvelope))
-        {
-            value = serde_json::json!({"api_version": "v1", "error": value});
+            true
         } else {
-            changed = false;
-        }
+            let edited = crate::corrupt::corrupt_error(faults, reply.status, &mut value);
+            let wrapped = (reply.status == 400 && faults.has(Fault::BadRequestEnvelope))
+                || (reply.status == 404 && faults.has(Fault::NotFoundEnvelope));
+            if wrapped {
+                value = serde_json::json!({"api_version": "v1", "error": value});
+            }
+            edited || wrapped
+        };
         if changed {
             reply.body = value.to_string().into_bytes();
         }

@@ -164,7 +164,7 @@ impl App {
             return reply::bad_request("aggregator id must start with agg_");
         }
         // The key belongs to this aggregator only (WIRE.md: our choice).
-        if agg != self.data.aggregator_id.as_str() {
+        if agg != self.data.aggregator_id.as_str() && !f.has(Fault::AnyAggregator) {
             return reply::unauthorized();
         }
         let path_id = match id_at.map(|i| percent_decode(rest[i], false)).transpose() {
@@ -175,6 +175,9 @@ impl App {
             Ok(q) => q,
             Err(e) => return reply::bad_request(e),
         };
+        if f.has(Fault::UnicodeQuery500) && query.has_non_ascii() {
+            return reply::internal("the query could not be decoded");
+        }
         let result = match op {
             Op::Aggregator => Ok(self.aggregator()),
             Op::Keys => self.keys(&query),

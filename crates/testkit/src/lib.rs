@@ -1,7 +1,8 @@
 //! Test fixtures shared by the aggpay crates' tests, so that each exists
 //! once: a certificate authority made for the test, blocking TLS servers
-//! on loopback, an HTTP `CONNECT` proxy that records what it carries, and
-//! temporary folders. Never a dependency of anything but tests.
+//! on loopback, an HTTP `CONNECT` proxy that records what it carries, a
+//! hand-written HTTP server for hostile answers, and temporary folders.
+//! Never a dependency of anything but tests.
 //!
 //! Every thread here ends on its own: servers stop when dropped, and
 //! every read and wait is bounded.
@@ -9,10 +10,12 @@
 
 mod ca;
 mod proxy;
+mod raw;
 mod temp;
 mod tls;
 
 pub use ca::{Identity, TestCa};
 pub use proxy::ConnectProxy;
+pub use raw::{RawRequest, RawServer, read_head, respond, silence};
 pub use temp::TempDir;
 pub use tls::{TlsServer, server_config};

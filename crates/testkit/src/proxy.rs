@@ -1,6 +1,6 @@
 //! An HTTP `CONNECT` proxy on loopback that records what it carries.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -94,16 +94,9 @@ fn tunnel(client: TcpStream, targets: &Mutex<Vec<String>>, carried: &Arc<Mutex<V
         Ok(c) => c,
         Err(_) => return,
     });
-    let mut line = String::new();
-    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+    let Some(line) = crate::read_head(&mut reader) else {
         return;
-    }
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
-            break;
-        }
-    }
+    };
     let mut parts = line.split_whitespace();
     let (Some("CONNECT"), Some(target)) = (parts.next(), parts.next()) else {
         let _ =

@@ -32,6 +32,13 @@ impl App {
     pub(crate) fn rotate(&self, id: &str) -> Result<Reply, Invalid> {
         let id = AccessKeyId::parse(id).map_err(|e| e.to_string())?;
         Ok(match self.state.rotate(&self.data, &id, &self.faults) {
+            Some(mut key) if self.faults.has(Fault::RotateOtherKey) => {
+                if let Some(other) = self.state.keys().into_iter().find(|k| k.id != key.id) {
+                    key.id = other.id;
+                    key.token = other.token;
+                }
+                reply::ok(&key)
+            }
             Some(key) => reply::ok(&key),
             None => reply::not_found(),
         })

@@ -21,6 +21,11 @@ impl App {
             .into_iter()
             .map(|s| AggregatorMerchantId::parse(s).map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, _>>()?;
+        let ids = if self.faults.has(Fault::MerchantIdsFirstOnly) {
+            ids.into_iter().take(1).collect()
+        } else {
+            ids
+        };
         let names = lowercase(q.list("names")?);
         let d = &self.data;
         let rows = (0..d.sizes.merchants)
@@ -68,6 +73,10 @@ impl App {
     pub(crate) fn rail_merchant(&self, id: &str) -> Result<Reply, Invalid> {
         let id = RailMerchantId::parse(id).map_err(|e| e.to_string())?;
         Ok(match self.data.rail_merchant_index(id.as_str()) {
+            Some(i) if self.faults.has(Fault::RailMerchantWrongRecord) => {
+                let next = (i + 1) % self.data.rail_merchant_count();
+                reply::ok(&self.data.rail_merchant(next))
+            }
             Some(i) => reply::ok(&self.data.rail_merchant(i)),
             None => reply::not_found(),
         })

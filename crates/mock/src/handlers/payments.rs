@@ -3,6 +3,7 @@
 use aggpay::PaymentId;
 
 use super::counted_page;
+use crate::fault::Fault;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
 use crate::router::App;
@@ -12,7 +13,13 @@ impl App {
     pub(crate) fn charges(&self, id: &str) -> Result<Reply, Invalid> {
         let id = PaymentId::parse(id).map_err(|e| e.to_string())?;
         Ok(match self.view().payment_location(id.as_str()) {
-            Some((b, j)) => reply::ok(&self.data.charges(b, j)),
+            Some((b, j)) => {
+                let mut reply = reply::ok(&self.data.charges(b, j));
+                if self.faults.has(Fault::Charges201) {
+                    reply.status = 201;
+                }
+                reply
+            }
             None => reply::not_found(),
         })
     }
@@ -22,7 +29,12 @@ impl App {
         let offset = self.offset(q)?;
         let start = q.unix("start_date")?;
         let end = q.unix("end_date")?;
-        let ascending = self.ascending(q)?;
+        let ascending = if self.faults.has(Fault::RefundDirectionLowercase) {
+            self.ascending(q)? || q.one("direction")? == Some("asc")
+        } else {
+            self.ascending(q)?
+        };
+        let first_status_only = self.faults.has(Fault::RefundStatusFirstOnly);
         let filters: Vec<(&str, Vec<&str>)> = [
             "payment_id",
             "status",
@@ -33,7 +45,13 @@ impl App {
             "refund_id",
         ]
         .into_iter()
-        .map(|name| (name, q.all(name)))
+        .map(|name| {
+            let mut values = q.all(name);
+            if name == "status" && first_status_only {
+                values.truncate(1);
+            }
+            (name, values)
+        })
         .collect();
         let d = &self.data;
         let n = d.sizes.refunds;

@@ -45,6 +45,8 @@ impl App {
             })
             .transpose()?;
         let view = self.view();
+        let status =
+            status.filter(|_| token.is_none() || !self.faults.has(Fault::BatchFilterDropsStatus));
         let seq = match (&token, status) {
             (Some(t), s) => {
                 let index = view.batch_index(t);
@@ -56,7 +58,7 @@ impl App {
             (None, Some(s)) => BatchSeq::with_status(view, s),
             (None, None) => BatchSeq::All(view),
         };
-        let positions = cursor_page(&seq, self.page_cursor(cursor, ascending), limit, ascending);
+        let positions = self.positions(&seq, q, cursor, limit, ascending)?;
         let indices: Vec<u64> = positions.iter().map(|k| seq.index_at(*k)).collect();
         let last = indices
             .last()
@@ -85,6 +87,26 @@ impl App {
             next_cursor,
             count,
         }))
+    }
+
+    /// The positions of one cursor page, with the faults that bend paging.
+    fn positions(
+        &self,
+        seq: &impl Seq,
+        q: &Query,
+        cursor: u64,
+        limit: u64,
+        ascending: bool,
+    ) -> Result<Vec<u64>, Invalid> {
+        let f = &self.faults;
+        if f.has(Fault::CursorZeroLiteral) && !ascending && q.one("cursor")? == Some("0") {
+            return Ok(Vec::new());
+        }
+        let page = cursor_page(seq, self.page_cursor(cursor, ascending), limit, ascending);
+        if page.is_empty() && cursor != 0 && f.has(Fault::PastEndWraps) {
+            return Ok(cursor_page(seq, 0, limit, ascending));
+        }
+        Ok(page)
     }
 
     /// The bound a page starts after: the cursor itself, unless a fault
@@ -125,10 +147,21 @@ impl App {
             && !self.faults.has(Fault::PayoutsInTransactions);
         let view = self.view();
         let Some(batch) = view.batch_index(token.as_str()) else {
+            if self.faults.has(Fault::UnknownBatchFound) {
+                return Ok(reply::ok(&BatchTransactions {
+                    settlement_transactions: Vec::new(),
+                    transactions: Vec::new(),
+                    next_cursor: String::new(),
+                    count: CursorCount {
+                        filtered_count: StringCount(0),
+                        total_count: StringCount(0),
+                    },
+                }));
+            }
             return Ok(reply::not_found());
         };
         let rows = view.rows(batch, payouts);
-        let positions = cursor_page(&rows, self.page_cursor(cursor, ascending), limit, ascending);
+        let positions = self.positions(&rows, q, cursor, limit, ascending)?;
         let last = positions
             .last()
             .map(|k| rows.id_at(*k).to_string())
@@ -180,10 +213,13 @@ impl App {
         let batch_token = BatchToken::parse(batch_raw).map_err(|_| {
             "`settlement_batch_id` must start with sb_ and be exactly 39 characters".to_owned()
         })?;
-        let batch = self
-            .view()
+        let view = self.view();
+        let mut batch = view
             .batch_index(batch_token.as_str())
             .ok_or("`settlement_batch_id` names no batch")?;
+        if self.faults.has(Fault::ExportOtherBatch) {
+            batch = (batch + 1) % view.batch_count().max(1);
+        }
         let kind_raw = match text("kind")? {
             Some(k) => k,
             None if lax => "REPORT_KIND_BATCH",

@@ -1,0 +1,172 @@
+//! The three reporters pinned on one fixed run (insta snapshots): a pass,
+//! a new required failure with evidence, a failed observation, a known
+//! failure, a skip and a rule the run budget stopped.
+
+use std::time::Duration;
+
+use super::{Event, Mark, RuleReport, Summary, for_format};
+use crate::baseline::Known;
+use crate::cli::Format;
+use crate::rules::{Evidence, Failure, Level, Outcome, Status};
+
+fn report(id: &'static str, level: Level, outcome: Outcome, known: bool) -> RuleReport {
+    let marks = outcome
+        .failures
+        .iter()
+        .enumerate()
+        .map(|(i, _)| Mark {
+            fingerprint: format!("{:016x}", 0x1234_5678_9abc_def0_u64 + i as u64),
+            known,
+        })
+        .collect();
+    RuleReport {
+        id,
+        level,
+        source: "API.md §Example",
+        summary: "an example rule",
+        faults: &["example-fault"],
+        outcome,
+        duration: Duration::from_millis(1_250),
+        marks,
+    }
+}
+
+fn evidence() -> Option<Box<Evidence>> {
+    Some(Box::new(Evidence {
+        method: "GET".into(),
+        url: "http://127.0.0.1:9/v1/aggregators/4242/settlements/batches?limit=0".into(),
+        status: Some(200),
+        body: r#"{"success":true,"data":{"batches":[]},"secret":"<redacted>","note":"\u{1b}[31m"}"#
+            .into(),
+        curl: "curl -sS -H 'X-API-Key: <redacted>' 'http://127.0.0.1:9/v1/aggregators/4242/settlements/batches?limit=0'".into(),
+    }))
+}
+
+fn fixture() -> (Summary, Vec<RuleReport>) {
+    let failed = Outcome::judged(
+        64,
+        vec![Failure {
+            message: "limit=0 was answered 200, not 400".into(),
+            input: Some("(0, \"DESC\")".into()),
+            evidence: evidence(),
+        }],
+    );
+    let warned = Outcome::judged(
+        12,
+        vec![Failure {
+            message: "no Date header".into(),
+            input: None,
+            evidence: None,
+        }],
+    );
+    let known = Outcome::judged(
+        3,
+        vec![Failure {
+            message: "merchant 9 is not in the aggregator's list".into(),
+            input: None,
+            evidence: evidence(),
+        }],
+    );
+    let rules = vec![
+        report(
+            "lists.envelope",
+            Level::Required,
+            Outcome::judged(40, vec![]),
+            false,
+        ),
+        report("cursor.limit", Level::Required, failed, false),
+        report("wire.date", Level::Observation, warned, false),
+        report("scope.merchants", Level::Required, known, true),
+        report(
+            "keys.rotation",
+            Level::Required,
+            Outcome::skipped("the server has no second key"),
+            false,
+        ),
+        report(
+            "input.arbitrary",
+            Level::Required,
+            Outcome::not_run(),
+            false,
+        ),
+    ];
+    let summary = Summary {
+        target: "http://127.0.0.1:9/v1 (aggregator 4242)".into(),
+        seed: 7,
+        cases: 64,
+        strict: false,
+        jobs: 16,
+        passed: 1,
+        failed: 2,
+        known: 1,
+        skipped: 1,
+        not_run: 1,
+        required_failed: 1,
+        observations_failed: 1,
+        fixed: vec![Known {
+            rule: "errors.not-found".into(),
+            fingerprint: "00000000deadbeef".into(),
+            message: "unknown batch answered 200".into(),
+        }],
+        baseline: true,
+        budget_spent: true,
+        requests: 321,
+        duration: Duration::from_millis(4_500),
+        exit_code: 2,
+    };
+    (summary, rules)
+}
+
+fn render(format: Format) -> String {
+    let (summary, rules) = fixture();
+    let mut out = Vec::new();
+    {
+        let mut reporter = for_format(format, Box::new(&mut out));
+        reporter
+            .on(&Event::Started {
+                target: &summary.target,
+                seed: summary.seed,
+                cases: summary.cases,
+                rules: rules.len(),
+                strict: summary.strict,
+            })
+            .unwrap();
+        for r in &rules {
+            reporter.on(&Event::Rule(r)).unwrap();
+        }
+        reporter
+            .on(&Event::Done {
+                summary: &summary,
+                rules: &rules,
+            })
+            .unwrap();
+    }
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn fixture_covers_every_verdict() {
+    let (_, rules) = fixture();
+    let words: Vec<&str> = rules.iter().map(RuleReport::verdict).collect();
+    assert_eq!(words, ["PASS", "FAIL", "WARN", "KNOWN", "SKIP", "NORUN"]);
+    assert_eq!(rules[5].outcome.status, Status::NotRun);
+}
+
+#[test]
+fn human() {
+    insta::assert_snapshot!(render(Format::Human));
+}
+
+#[test]
+fn json() {
+    let text = render(Format::Json);
+    // It parses, and it is one document.
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value["rules"].as_array().unwrap().len(), 6);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn junit() {
+    insta::assert_snapshot!(render(Format::Junit));
+}

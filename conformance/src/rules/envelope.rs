@@ -1,0 +1,52 @@
+//! envelope.*: every success is `{api_version: "v1", data: {...}}`, and
+//! every valid request sampled succeeds.
+
+use serde_json::Value;
+
+use super::headers::from_log;
+use super::{Check, Level, Outcome, Rule};
+use crate::http::{Exchange, show};
+
+pub fn rules() -> Vec<Rule> {
+    vec![Rule {
+        id: "envelope.success",
+        level: Level::Required,
+        source: "API.md Conventions 3; Versioning 1",
+        summary: "every operation sampled succeeds with 2xx, and every 2xx body is {api_version: \"v1\", data: {...}}",
+        faults: &["wrong-api-version", "short-batch-token"],
+        check: envelope,
+        observe: Some(observe),
+    }]
+}
+
+fn observe(e: &Exchange) -> Option<String> {
+    if !e.success() {
+        return None;
+    }
+    match &e.json {
+        Some(v) if v.get("api_version") != Some(&Value::from("v1")) => Some(format!(
+            "api_version is {}, not \"v1\"",
+            show(v.get("api_version"))
+        )),
+        Some(v) if !v.get("data").is_some_and(Value::is_object) => {
+            Some(format!("data is {}, not an object", show(v.get("data"))))
+        }
+        Some(_) => None,
+        None => Some("a success body that is not JSON".into()),
+    }
+}
+
+fn envelope(c: &Check<'_>) -> Outcome {
+    let mut outcome = from_log(c, true);
+    // Valid requests of the sampling must succeed.
+    for sample in &c.ctx.samples {
+        outcome.cases += 1;
+        if !sample.exchange.success() && outcome.failures.len() < 5 {
+            outcome.failures.push(c.fail(
+                &sample.exchange,
+                format!("{}: a valid request did not succeed", sample.op),
+            ));
+        }
+    }
+    Outcome::judged(outcome.cases, outcome.failures)
+}

@@ -1,0 +1,114 @@
+//! exports.*: a new report export is seeded, and is the export asked for.
+
+use serde_json::Value;
+
+use super::support::{Judge, text};
+use super::{Check, Level, Outcome, Rule};
+use crate::http::show;
+
+pub fn rules() -> Vec<Rule> {
+    vec![
+        Rule {
+            id: "exports.seeded",
+            level: Level::Required,
+            source: "API.md States (Report export status: REPORT_STATUS_SEEDED, attempts 1, started_at set, finished_at null); ReportExport (merchant_id empty for REPORT_KIND_BATCH)",
+            summary: "a new batch export is REPORT_STATUS_SEEDED with attempts 1, started_at set, finished_at null, merchant_id empty",
+            faults: &["export-finished", "short-batch-token", "empty-string-null"],
+            check: seeded,
+            observe: None,
+        },
+        Rule {
+            id: "exports.match",
+            level: Level::Required,
+            source: "API.md Settlements (creates a report export job for a batch or merchant scope; body settlement_batch_id, kind, merchant_id)",
+            summary: "a created export, of either kind, is for the batch, the kind and the merchant asked",
+            faults: &["export-other-batch", "short-batch-token"],
+            check: matches,
+            observe: None,
+        },
+    ]
+}
+
+fn seeded(c: &Check<'_>) -> Outcome {
+    let e = match c.ctx.sample_or_why("report-export") {
+        Ok(e) => e,
+        Err(why) => return Outcome::skipped(why),
+    };
+    let mut judge = Judge::default();
+    let Some(export) = e.data().map(|d| &d["report_export"]) else {
+        judge.check(false, || {
+            c.fail(e, "creating a batch export did not succeed")
+        });
+        return judge.outcome();
+    };
+    let mut expect = |field: &str, ok: bool, want: &str| {
+        judge.check(ok, || {
+            c.fail(
+                e,
+                format!(
+                    "report_export.{field} is {}, expected {want}",
+                    show(export.get(field))
+                ),
+            )
+        });
+    };
+    expect(
+        "status",
+        export["status"] == "REPORT_STATUS_SEEDED",
+        "REPORT_STATUS_SEEDED",
+    );
+    expect("attempts", export["attempts"] == 1, "1");
+    expect(
+        "started_at",
+        export["started_at"]
+            .as_str()
+            .is_some_and(aggpay::rules::is_utc_timestamp),
+        "a timestamp",
+    );
+    expect("finished_at", export["finished_at"].is_null(), "null");
+    expect(
+        "merchant_id",
+        export["merchant_id"] == "",
+        "\"\" for REPORT_KIND_BATCH",
+    );
+    judge.outcome()
+}
+
+fn matches(c: &Check<'_>) -> Outcome {
+    let mut judge = Judge::default();
+    for op in ["report-export", "report-export-merchant"] {
+        for e in c.ctx.samples(op) {
+            let asked: Value = e
+                .request
+                .body
+                .as_deref()
+                .and_then(|b| serde_json::from_str(b).ok())
+                .unwrap_or_default();
+            let Some(export) = e.data().map(|d| &d["report_export"]) else {
+                judge.check(false, || {
+                    c.fail(e, format!("{op}: creating the export did not succeed"))
+                });
+                continue;
+            };
+            for field in ["settlement_batch_id", "kind", "merchant_id"] {
+                let want = text(&asked, field);
+                let got = text(export, field);
+                judge.check(want == got, || {
+                    c.fail(
+                        e,
+                        format!("{op}: asked for {field} {want:?}, the export has {got:?}"),
+                    )
+                });
+            }
+        }
+    }
+    if judge.cases == 0 {
+        return Outcome::skipped(
+            c.ctx
+                .sample_or_why("report-export")
+                .err()
+                .unwrap_or_else(|| "no export was created".into()),
+        );
+    }
+    judge.outcome()
+}

@@ -1,0 +1,94 @@
+//! headers.*: every response carries Content-Length and Date. Judged on
+//! every exchange of the run, as it happens.
+
+use super::{Check, Level, Outcome, Rule};
+use crate::http::Exchange;
+
+pub fn rules() -> Vec<Rule> {
+    vec![
+        Rule {
+            id: "headers.content-length",
+            level: Level::Required,
+            source: "API.md Conventions 4",
+            summary: "every response carries Content-Length, equal to the body's length",
+            faults: &["chunked"],
+            check: |c| from_log(c, false),
+            observe: Some(content_length),
+        },
+        Rule {
+            id: "headers.date",
+            level: Level::Required,
+            source: "API.md Conventions 4",
+            summary: "every response carries a Date header holding an HTTP date",
+            faults: &["bad-date-header"],
+            check: |c| from_log(c, false),
+            observe: Some(date),
+        },
+    ]
+}
+
+fn content_length(e: &Exchange) -> Option<String> {
+    match e
+        .header("content-length")
+        .map(|v| v.trim().parse::<usize>())
+    {
+        None => Some("no Content-Length header".into()),
+        Some(Ok(n)) if n == e.body.len() => None,
+        Some(_) => Some(format!(
+            "Content-Length {} but the body has {} bytes",
+            aggpay::util::excerpt(e.header("content-length").unwrap_or(""), 40),
+            e.body.len()
+        )),
+    }
+}
+
+fn date(e: &Exchange) -> Option<String> {
+    match e.header("date") {
+        None => Some("no Date header".into()),
+        Some(d) if is_http_date(d) => None,
+        Some(d) => Some(format!("Date {d:?} is not an HTTP date")),
+    }
+}
+
+fn is_http_date(value: &str) -> bool {
+    static PARSER: jiff::fmt::rfc2822::DateTimeParser = jiff::fmt::rfc2822::DateTimeParser::new();
+    value.trim().ends_with("GMT") && PARSER.parse_timestamp(value.trim()).is_ok()
+}
+
+/// The verdict of an exchange rule: its violations over the run.
+/// `successes_only` counts only successful exchanges as cases.
+pub fn from_log(c: &Check<'_>, successes_only: bool) -> Outcome {
+    let log = c.ctx.http.log();
+    if log.answered == 0 {
+        return Outcome::skipped("the server answered nothing");
+    }
+    let (violations, total) = log.of(c.rule);
+    let cases = if successes_only {
+        log.successes
+    } else {
+        log.answered
+    };
+    drop(log);
+    let mut failures: Vec<_> = violations
+        .iter()
+        .map(|(message, exchange)| c.fail(exchange, message.clone()))
+        .collect();
+    if total > failures.len() as u64
+        && let Some(last) = failures.last_mut()
+    {
+        last.message
+            .push_str(&format!(" ({total} responses in all broke this rule)"));
+    }
+    Outcome::judged(cases, failures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_http_date;
+
+    #[test]
+    fn http_dates() {
+        assert!(is_http_date("Wed, 25 Nov 2026 22:40:55 GMT"));
+        assert!(!is_http_date("yesterday"));
+    }
+}

@@ -1,0 +1,81 @@
+//! lookups.*: account lookups answer for what was asked, and need their
+//! alias value.
+
+use super::support::{Judge, text};
+use super::{Check, Level, Outcome, Rule};
+use crate::http::Request;
+
+pub fn rules() -> Vec<Rule> {
+    vec![
+        Rule {
+            id: "lookups.match",
+            level: Level::Required,
+            source: "API.md Lookups (account metadata by IBAN); AccountInfo (iban)",
+            summary: "an account lookup by IBAN answers for that IBAN",
+            faults: &["account-info-wrong-iban"],
+            check: matches,
+            observe: None,
+        },
+        Rule {
+            id: "lookups.alias-value-required",
+            level: Level::Required,
+            source: "API.md Lookups (alias value: must be provided when alias_type is supplied)",
+            summary: "account-info and title-fetch with an alias_type but no alias value never succeed (a 400 is in the bare form)",
+            faults: &[
+                "alias-value-optional",
+                "text-errors",
+                "bad-request-envelope",
+            ],
+            check: alias_value_required,
+            observe: None,
+        },
+    ]
+}
+
+fn matches(c: &Check<'_>) -> Outcome {
+    let mut judge = Judge::default();
+    for e in c.ctx.samples("account-info") {
+        let Some(data) = e.data() else { continue };
+        let asked = e
+            .request
+            .query
+            .iter()
+            .find(|(k, _)| k == "iban")
+            .map(|(_, v)| v.as_str())
+            .unwrap_or("");
+        let got = text(data, "iban");
+        judge.check(got == asked, || {
+            c.fail(e, format!("asked for IBAN {asked:?}, answered for {got:?}"))
+        });
+    }
+    if judge.cases == 0 {
+        return Outcome::skipped(
+            c.ctx
+                .sample_or_why("account-info")
+                .err()
+                .unwrap_or_else(|| "the IBAN lookup did not succeed".into()),
+        );
+    }
+    judge.outcome()
+}
+
+fn alias_value_required(c: &Check<'_>) -> Outcome {
+    let requests = [
+        Request::get("/account-info").q("alias_type", "MOBILE"),
+        Request::get("/title-fetch/alias").q("alias_type", "TILL_CODE"),
+    ];
+    let mut judge = Judge::default();
+    for e in c.map(&requests, |r| c.send(r.clone())) {
+        let why = if e.success() {
+            Some("an alias_type without an alias value succeeded".to_owned())
+        } else if e.status() == Some(400) {
+            super::errors::bare(&e, 400, "error.bad_request")
+        } else if e.status().is_some_and(|s| s >= 500) || e.status().is_none() {
+            Some("not refused cleanly".to_owned())
+        } else {
+            None
+        };
+        judge.check(why.is_none(), || c.fail(&e, why.unwrap_or_default()));
+    }
+    judge.outcome()
+}

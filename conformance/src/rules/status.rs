@@ -1,0 +1,37 @@
+//! status.*: the one success status API.md states.
+
+use super::support::Judge;
+use super::{Check, Level, Outcome, Rule};
+
+pub fn rules() -> Vec<Rule> {
+    vec![Rule {
+        id: "status.charges-200",
+        level: Level::Required,
+        source: "API.md Conventions 7 and Payments (200 returns data: PaymentCharges)",
+        summary: "the payment-charges operation succeeds with 200 exactly",
+        faults: &["charges-201", "success-201"],
+        check: charges_200,
+        observe: None,
+    }]
+}
+
+fn charges_200(c: &Check<'_>) -> Outcome {
+    let mut judge = Judge::default();
+    for e in c.ctx.samples("charges").filter(|e| e.success()) {
+        judge.check(e.status() == Some(200), || {
+            c.fail(
+                e,
+                format!("charges answered {}, not 200", e.status().unwrap_or(0)),
+            )
+        });
+    }
+    if judge.cases == 0 {
+        return Outcome::skipped(
+            c.ctx
+                .sample_or_why("charges")
+                .err()
+                .unwrap_or_else(|| "no charges succeeded".into()),
+        );
+    }
+    judge.outcome()
+}

@@ -1,0 +1,189 @@
+//! What the rule families share: a judge that collects failures, the
+//! property runner, and small readers of JSON values.
+
+use std::fmt::Debug;
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use serde_json::Value;
+
+use super::{Check, Failure, Outcome};
+
+/// Evidence kept per rule; more only repeats the point.
+pub const MAX_FAILURES: usize = 5;
+/// Shrinking steps at most: each is a request.
+const MAX_SHRINK_STEPS: u32 = 64;
+
+/// Collects failures up to [`MAX_FAILURES`], counting cases.
+#[derive(Debug, Default)]
+pub struct Judge {
+    pub cases: u64,
+    pub failures: Vec<Failure>,
+    pub more: u64,
+}
+
+impl Judge {
+    pub fn case(&mut self) {
+        self.cases += 1;
+    }
+
+    pub fn fail(&mut self, failure: Failure) {
+        if self.failures.len() < MAX_FAILURES {
+            self.failures.push(failure);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    pub fn check(&mut self, ok: bool, failure: impl FnOnce() -> Failure) {
+        self.case();
+        if !ok {
+            self.fail(failure());
+        }
+    }
+
+    /// Takes a case's result.
+    pub fn result(&mut self, result: Result<(), Failure>) {
+        self.case();
+        if let Err(f) = result {
+            self.fail(f);
+        }
+    }
+
+    pub fn outcome(mut self) -> Outcome {
+        if self.more > 0
+            && let Some(last) = self.failures.last_mut()
+        {
+            last.message
+                .push_str(&format!(" (and {} more like it)", self.more));
+        }
+        Outcome::judged(self.cases, self.failures)
+    }
+}
+
+/// A rule's own seed: the run seed mixed with the rule id, so that a
+/// rule's cases do not depend on which other rules ran.
+fn seed_for(seed: u64, rule: &str) -> [u8; 32] {
+    let mut h: u64 = seed ^ 0xcbf2_9ce4_8422_2325;
+    for b in rule.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut out = [0u8; 32];
+    for (i, chunk) in out.chunks_mut(8).enumerate() {
+        let z = h.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i as u64 + 1));
+        chunk.copy_from_slice(&aggpay::util::splitmix64(z).to_le_bytes());
+    }
+    out
+}
+
+impl Check<'_> {
+    /// Runs a property: `check` on `cases` generated values. The values
+    /// are drawn first, in order, from the rule's seed, then checked in
+    /// parallel: the same seed gives the same cases and the same verdict
+    /// whatever `--jobs` is. The first failing value (in drawing order)
+    /// is shrunk to a minimal one, re-checked to capture its request, and
+    /// reported.
+    pub fn property<S>(
+        &self,
+        strategy: S,
+        check: impl Fn(&S::Value) -> Result<(), Failure> + Sync,
+    ) -> Outcome
+    where
+        S: Strategy,
+        S::Value: Debug + Send + Sync,
+    {
+        let config = Config {
+            cases: self.ctx.options.cases.max(1),
+            failure_persistence: None,
+            max_local_rejects: 1_024,
+            max_global_rejects: 4_096,
+            ..Config::default()
+        };
+        let mut runner = TestRunner::new_with_rng(
+            config,
+            TestRng::from_seed(
+                RngAlgorithm::ChaCha,
+                &seed_for(self.ctx.options.seed, self.rule),
+            ),
+        );
+        let mut trees = Vec::new();
+        let mut rejects = 0;
+        while trees.len() < self.ctx.options.cases.max(1) as usize {
+            match strategy.new_tree(&mut runner) {
+                Ok(tree) => trees.push(tree),
+                Err(reason) => {
+                    rejects += 1;
+                    if rejects > 4_096 {
+                        return Outcome::judged(
+                            trees.len() as u64,
+                            vec![self.note(format!("could not generate cases: {reason}"))],
+                        );
+                    }
+                }
+            }
+        }
+        let values: Vec<S::Value> = trees.iter().map(ValueTree::current).collect();
+        let results = self.map(&values, |v| check(v));
+        let cases = values.len() as u64;
+        let Some(first) = results.iter().position(Result::is_err) else {
+            return Outcome::judged(cases, Vec::new());
+        };
+        let mut tree = trees.swap_remove(first);
+        let mut best = (values[first].clone_debug(), results[first].clone().err());
+        // proptest's own shrinking walk, one request per step.
+        if tree.simplify() {
+            for _ in 0..MAX_SHRINK_STEPS {
+                match check(&tree.current()) {
+                    Ok(()) => {
+                        if !tree.complicate() {
+                            break;
+                        }
+                    }
+                    Err(f) => {
+                        best = (format!("{:?}", tree.current()), Some(f));
+                        if !tree.simplify() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let (input, failure) = best;
+        let mut failure = failure.unwrap_or_else(|| self.note("the property failed"));
+        failure.input = Some(self.shown_input(&input));
+        Outcome::judged(cases, vec![failure])
+    }
+}
+
+/// `format!("{:?}")` as a method, for the first failing value.
+trait CloneDebug {
+    fn clone_debug(&self) -> String;
+}
+
+impl<T: Debug> CloneDebug for T {
+    fn clone_debug(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+/// A numeric string as a number.
+pub fn num(v: &Value) -> Option<u64> {
+    v.as_str()
+        .filter(|s| aggpay::rules::is_numeric_id(s))
+        .and_then(|s| s.parse().ok())
+}
+
+/// The string at `field`, or "".
+pub fn text<'v>(v: &'v Value, field: &str) -> &'v str {
+    v[field].as_str().unwrap_or("")
+}
+
+/// A query as a URL shows it (`status=1&limit=100`), unencoded, for
+/// messages.
+pub fn query_text(query: &[(&str, String)]) -> String {
+    query
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&")
+}

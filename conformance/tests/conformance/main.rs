@@ -1,0 +1,11 @@
+//! The conformance harness, end to end, against the mock and against
+//! servers written by hand.
+
+mod baseline;
+mod docs;
+mod hostile;
+mod mutation;
+mod reports;
+mod runs;
+mod support;
+mod tls;
