@@ -33,3 +33,8 @@ doc:
 # Benchmarks (release): print a table, write target/bench.json.
 bench:
     cargo bench --locked -p aggpay-conformance --bench evidence
+    cargo bench --locked -p aggpay-sync --bench sync
+
+# Mirror settlements into a SQLite database (e.g. `just sync --db demo.db`).
+sync *ARGS:
+    cargo run --locked --release -p aggpay-sync -- {{ARGS}}

@@ -106,14 +106,14 @@ pub struct Args {
     #[arg(long, default_value_t = DEFAULT_JOBS, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: u16,
     /// At most this many requests per second, all jobs together.
-    #[arg(long, value_name = "REQ_PER_S", value_parser = rate)]
+    #[arg(long, value_name = "REQ_PER_S", value_parser = aggpay::util::parse_rate)]
     pub rate_limit: Option<f64>,
     /// Seconds allowed for each request.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = aggpay::util::parse_seconds)]
     pub timeout: f64,
     /// Seconds allowed for the whole run: at the end of it the run stops
     /// cleanly, reports what did not run, and exits 2.
-    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = aggpay::util::parse_seconds)]
     pub max_duration: Option<f64>,
     /// Known failures (a file --write-baseline wrote): they are reported
     /// as known and do not fail the run; new ones do.
@@ -125,26 +125,6 @@ pub struct Args {
     /// Observations count as failures.
     #[arg(long)]
     pub strict: bool,
-}
-
-/// A number of seconds from 1 ms to a day.
-fn seconds(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(v) if (0.001..=86_400.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "`{text}` is not a number of seconds from 0.001 to 86400"
-        )),
-    }
-}
-
-/// A request rate from one a minute to a million a second.
-fn rate(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(v) if (1.0 / 60.0..=1_000_000.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "`{text}` is not a number of requests per second from 0.0167 (one a minute) to 1000000"
-        )),
-    }
 }
 
 impl Args {

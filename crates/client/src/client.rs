@@ -43,6 +43,7 @@ pub(crate) struct Inner {
     pub(crate) settings: Settings,
     pub(crate) redactor: Redactor,
     pub(crate) stats: Counters,
+    pub(crate) pacer: Option<crate::pace::Pacer>,
 }
 
 /// What a client (and its clones) has done so far.
@@ -105,12 +106,14 @@ impl Client {
     pub(crate) fn from_parts(agent: ureq::Agent, settings: Settings) -> Self {
         let mut redactor = Redactor::new();
         redactor.add(settings.secret.expose());
+        let pacer = settings.min_interval.map(crate::pace::Pacer::new);
         Self {
             inner: Arc::new(Inner {
                 agent,
                 settings,
                 redactor,
                 stats: Counters::default(),
+                pacer,
             }),
         }
     }

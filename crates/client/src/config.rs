@@ -226,6 +226,7 @@ pub struct ClientBuilder {
     max_body: u64,
     retry: RetryPolicy,
     max_pages: u64,
+    rate_limit: Option<f64>,
     ca: Vec<CaSource>,
     #[cfg(feature = "platform-verifier")]
     platform_verifier: bool,
@@ -243,6 +244,7 @@ pub(crate) struct Settings {
     pub(crate) max_body: u64,
     pub(crate) retry: RetryPolicy,
     pub(crate) max_pages: u64,
+    pub(crate) min_interval: Option<Duration>,
 }
 
 impl ClientBuilder {
@@ -260,6 +262,7 @@ impl ClientBuilder {
             max_body: DEFAULT_MAX_BODY,
             retry: RetryPolicy::default(),
             max_pages: 1_000_000,
+            rate_limit: None,
             ca: Vec::new(),
             #[cfg(feature = "platform-verifier")]
             platform_verifier: false,
@@ -293,6 +296,14 @@ impl ClientBuilder {
             builder = builder.ca_certificate_file(path);
         }
         Ok(builder)
+    }
+
+    /// At most this many requests a second, the client and its clones
+    /// together, retries included (default: no limit). From one an hour
+    /// to a million a second; [`build`](Self::build) refuses other values.
+    pub fn rate_limit(mut self, requests_per_second: f64) -> Self {
+        self.rate_limit = Some(requests_per_second);
+        self
     }
 
     /// Time allowed to open a connection, TLS included (default 10 s).
@@ -379,6 +390,19 @@ impl ClientBuilder {
         if self.timeout.is_zero() || self.timeout_connect.is_zero() {
             return Err(Error::Config("timeouts must be above zero".into()));
         }
+        let min_interval = match self.rate_limit {
+            None => None,
+            Some(r) if crate::util::RATE_LIMIT_RANGE.contains(&r) => {
+                Some(Duration::from_secs_f64(1.0 / r))
+            }
+            Some(r) => {
+                return Err(Error::Config(format!(
+                    "a rate limit of {r} requests per second is out of range ({:.6} to {})",
+                    crate::util::RATE_LIMIT_RANGE.start(),
+                    crate::util::RATE_LIMIT_RANGE.end()
+                )));
+            }
+        };
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             // The API never redirects; following one would send the key to
@@ -404,6 +428,7 @@ impl ClientBuilder {
             max_body: self.max_body,
             retry: self.retry,
             max_pages: self.max_pages,
+            min_interval,
         };
         Ok(Client::from_parts(agent, settings))
     }
@@ -473,6 +498,25 @@ fn read_ca(source: &CaSource) -> Result<Vec<ureq::tls::Certificate<'static>>, Er
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rate_limits_are_range_checked() {
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-300, 1e20] {
+            let err = ClientBuilder::new("http://x", "agg_1", "k")
+                .rate_limit(bad)
+                .build()
+                .unwrap_err();
+            assert!(matches!(err, Error::Config(_)), "{bad}: {err:?}");
+        }
+        let client = ClientBuilder::new("http://x", "agg_1", "k")
+            .rate_limit(50.0)
+            .build()
+            .unwrap();
+        assert_eq!(
+            client.inner.settings.min_interval,
+            Some(Duration::from_millis(20))
+        );
+    }
 
     #[test]
     fn backoff_is_full_jitter_under_a_cap() {

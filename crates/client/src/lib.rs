@@ -95,6 +95,7 @@ mod id;
 mod model;
 mod model_util;
 mod open_enum;
+mod pace;
 mod page;
 mod paginate;
 mod query;

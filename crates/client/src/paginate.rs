@@ -196,6 +196,8 @@ pub struct Pages<T> {
     pages: u64,
     max_pages: u64,
     done: bool,
+    /// The counts of the latest page fetched: (count, total_count).
+    counts: Option<(u64, Option<u64>)>,
 }
 
 impl<T> fmt::Debug for Pages<T> {
@@ -259,6 +261,7 @@ impl<T: ListRecord> Pages<T> {
             pages: 0,
             max_pages,
             done: false,
+            counts: None,
         }
     }
 
@@ -374,6 +377,21 @@ impl<T: ListRecord> Pages<T> {
         self.pages
     }
 
+    /// The count the server sent with the latest page: `filtered_count` of
+    /// a cursor list, `count` of an offset list; `None` before the first
+    /// fetch. After a whole walk, compare it with the records kept to
+    /// verify nothing was lost. (Not `count`: that name is
+    /// [`Iterator::count`]'s, which would consume the walk.)
+    pub fn reported_count(&self) -> Option<u64> {
+        self.counts.map(|(count, _)| count)
+    }
+
+    /// Cursor lists: the `total_count` the server sent with the latest
+    /// page.
+    pub fn reported_total(&self) -> Option<u64> {
+        self.counts.and_then(|(_, total)| total)
+    }
+
     /// The rest of the current page, or the next page: one call, one
     /// fetch at most. `None` at the end; afterwards
     /// [`position`](Pages::position) is at a page boundary.
@@ -436,6 +454,7 @@ impl<T: ListRecord> Pages<T> {
             } => {
                 let asked = next.clone();
                 let page = (self.fetch)(At::Cursor(asked.as_deref()))?;
+                self.counts = Some((page.count, page.total_count));
                 *page_cursor = asked.clone();
                 let n = page.items.len() as u64;
                 let skip = skip_through.take();
@@ -485,6 +504,7 @@ impl<T: ListRecord> Pages<T> {
                 seen,
             } => {
                 let page = (self.fetch)(At::Offset(*next))?;
+                self.counts = Some((page.count, page.total_count));
                 let n = page.items.len() as u64;
                 for row in &page.items {
                     if !seen.insert(row.identity()) {

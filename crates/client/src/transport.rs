@@ -75,6 +75,9 @@ impl Inner {
         };
         let mut retry = 0;
         loop {
+            if let Some(pacer) = &self.pacer {
+                pacer.wait();
+            }
             self.stats.requests.fetch_add(1, Ordering::Relaxed);
             let failure = match self.attempt::<T>(&call) {
                 Ok(data) => return Ok(data),

@@ -236,12 +236,31 @@ fn a_walk_stopped_midway_resumes_in_a_new_client() {
         .iter()
         .map(|t| t.id.get())
         .collect();
+    assert_eq!(
+        walk.reported_count(),
+        Some(1_234),
+        "the filtered_count of the page"
+    );
     let checkpoint = walk.position();
-    let rest = probe
+    let mut rest = probe
         .batch_transactions(&batch, &query)
         .resume_from(&checkpoint)
         .unwrap();
-    committed.extend(rest.map(|t| t.unwrap().id.get()));
+    assert_eq!(rest.reported_count(), None, "nothing fetched yet");
+    committed.extend(rest.by_ref().map(|t| t.unwrap().id.get()));
+    // A whole walk's rows against the server's count: the sync tool's
+    // verification.
+    assert_eq!(rest.reported_count(), Some(committed.len() as u64));
+    assert_eq!(
+        rest.reported_total(),
+        Some(
+            1_234
+                + probe
+                    .list_batch_payouts(&batch, &TransactionQuery::new())
+                    .unwrap()
+                    .count
+        )
+    );
     assert_eq!(committed.len(), 1_234);
     assert_eq!(committed.iter().collect::<HashSet<_>>().len(), 1_234);
     // Offset walks resume too.

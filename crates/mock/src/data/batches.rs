@@ -227,7 +227,14 @@ impl Dataset {
         }
     }
 
+    #[cfg(test)]
     pub(crate) fn transaction(&self, batch: u64, txn: u64) -> Transaction {
+        self.transaction_of(batch, &self.batch_token(batch), txn)
+    }
+
+    /// A transaction of `batch`, whose token is given: a page of rows
+    /// makes it once, not once a row.
+    pub(crate) fn transaction_of(&self, batch: u64, token: &BatchToken, txn: u64) -> Transaction {
         let rows = BatchRows {
             data: self,
             batch,
@@ -240,6 +247,7 @@ impl Dataset {
         let payment_txn = if is_refund { txn - 1 } else { txn };
         let charges = self.charges(batch, payment_txn);
         let merchant = rng.below(self.sizes.merchants);
+        let merchant_name = self.merchant_name(merchant);
         let status = match rng.below(20) {
             0 => TransactionStatus::LedgerPosted,
             1 => TransactionStatus::SettlementScheduled,
@@ -267,9 +275,9 @@ impl Dataset {
             aggregator_id: self.aggregator_id.clone(),
             aggregator_name: self.aggregator_name.clone(),
             aggregator_merchant_id: self.merchant_token(merchant),
-            aggregator_merchant_name: self.merchant_name(merchant),
+            aggregator_merchant_name: merchant_name.clone(),
             rail_merchant_id: self.rail_merchant_token(merchant),
-            rail_merchant_name: self.merchant_name(merchant),
+            rail_merchant_name: merchant_name,
             rail_merchant_ntn: self.merchant_ntn(merchant),
             rail_merchant_province: PROVINCES[(merchant % PROVINCES.len() as u64) as usize]
                 .to_owned(),
@@ -281,7 +289,7 @@ impl Dataset {
             income_tax_withholding_amount: charges.income_tax_withholding_amount,
             digital_tax_amount: charges.digital_tax_amount,
             currency: Currency::PKR,
-            latest_batch_id: self.batch_token(batch),
+            latest_batch_id: token.clone(),
             partner_id: self.partner_id.clone(),
             created_at: at(created, 0),
             updated_at: at(

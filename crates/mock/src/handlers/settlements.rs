@@ -174,10 +174,13 @@ impl App {
                 Vec::new(),
             )
         } else {
-            (
-                Vec::new(),
-                positions.iter().map(|k| d.transaction(batch, *k)).collect(),
-            )
+            (Vec::new(), {
+                let token = d.batch_token(batch);
+                positions
+                    .iter()
+                    .map(|k| d.transaction_of(batch, &token, *k))
+                    .collect()
+            })
         };
         Ok(reply::ok(&BatchTransactions {
             settlement_transactions,

@@ -1,0 +1,127 @@
+//! The schema, as forward migrations. Migration `n` (1-based) takes a
+//! database from version `n - 1` to `n`; `PRAGMA user_version` holds the
+//! version reached. Never edit a migration that shipped: add one.
+
+/// `PRAGMA application_id` of an aggpay-sync database ("AGPY"): a SQLite
+/// file of another program is refused, never altered.
+pub const APPLICATION_ID: i64 = 0x4147_5059;
+
+/// The migrations, oldest first.
+pub const MIGRATIONS: &[&str] = &[V1];
+
+/// Version 1: the mirror (batches, transactions, payouts, typed as API.md
+/// types them: amounts in integer paisa, timestamps RFC 3339 text; a row's
+/// `batch_id` is the `id` of the batch it was walked from) and the
+/// tool's own state (what it mirrors, where each walk stands, its runs
+/// and the integrity errors they found).
+const V1: &str = "
+CREATE TABLE source (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    aggregator_id TEXT NOT NULL,
+    base_url TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE batches (
+    token TEXT PRIMARY KEY,
+    id INTEGER NOT NULL UNIQUE,
+    file_name TEXT NOT NULL,
+    date TEXT NOT NULL,
+    status TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    created_by_job_id TEXT NOT NULL,
+    partner_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    first_seen_at TEXT NOT NULL,
+    refreshed_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE transactions (
+    token TEXT PRIMARY KEY,
+    id INTEGER NOT NULL,
+    batch_id INTEGER NOT NULL REFERENCES batches (id),
+    payment_id TEXT NOT NULL,
+    refund_id TEXT,
+    transaction_type TEXT NOT NULL,
+    payment_type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    aggregator_id TEXT NOT NULL,
+    aggregator_name TEXT NOT NULL,
+    aggregator_merchant_id TEXT NOT NULL,
+    aggregator_merchant_name TEXT NOT NULL,
+    rail_merchant_id TEXT NOT NULL,
+    rail_merchant_name TEXT NOT NULL,
+    rail_merchant_ntn TEXT NOT NULL,
+    rail_merchant_province TEXT NOT NULL,
+    gross_amount INTEGER NOT NULL,
+    fee_amount INTEGER NOT NULL,
+    net_amount INTEGER NOT NULL,
+    sales_tax_on_fee_amount INTEGER NOT NULL,
+    sales_tax_withholding_amount INTEGER NOT NULL,
+    income_tax_withholding_amount INTEGER NOT NULL,
+    digital_tax_amount INTEGER NOT NULL,
+    currency TEXT NOT NULL,
+    latest_batch_id TEXT NOT NULL,
+    partner_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX transactions_by_batch ON transactions (batch_id, id);
+
+CREATE TABLE payouts (
+    token TEXT PRIMARY KEY,
+    id INTEGER NOT NULL,
+    batch_id INTEGER NOT NULL REFERENCES batches (id),
+    settlement_batch_id TEXT NOT NULL,
+    aggregator_id TEXT NOT NULL,
+    aggregator_merchant_id TEXT NOT NULL,
+    rail_merchant_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    gross_amount INTEGER NOT NULL,
+    fee_amount INTEGER NOT NULL,
+    net_amount INTEGER NOT NULL,
+    sales_tax_on_fee_amount INTEGER NOT NULL,
+    sales_tax_withholding_amount INTEGER NOT NULL,
+    income_tax_withholding_amount INTEGER NOT NULL,
+    digital_tax_amount INTEGER NOT NULL,
+    debitor_account_id TEXT NOT NULL,
+    creditor_account_id TEXT NOT NULL,
+    failure_reason TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX payouts_by_batch ON payouts (batch_id, id);
+
+-- Where the walk of a batch's rows stands, committed with the rows it
+-- follows: the ascending walk from the first row (`position`, up to
+-- `head_id`) and, for a large final batch, a descending one from the
+-- last row (`tail_position`, down to `tail_id`) until they meet; then
+-- the verification against the server's count.
+CREATE TABLE walks (
+    batch_token TEXT NOT NULL REFERENCES batches (token),
+    kind TEXT NOT NULL CHECK (kind IN ('transactions', 'payouts')),
+    position TEXT,
+    head_id INTEGER,
+    tail_position TEXT,
+    tail_id INTEGER,
+    server_count INTEGER,
+    verified_at TEXT,
+    PRIMARY KEY (batch_token, kind)
+) STRICT;
+
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    exit_code INTEGER,
+    summary TEXT
+) STRICT;
+
+CREATE TABLE integrity_errors (
+    run_id INTEGER NOT NULL REFERENCES runs (id),
+    batch_token TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL,
+    found_at TEXT NOT NULL
+) STRICT;
+";

@@ -1,0 +1,89 @@
+//! The database refuses what it must not alter.
+
+use super::*;
+
+fn temp() -> aggpay_testkit::TempDir {
+    aggpay_testkit::TempDir::new("aggpay-sync-db")
+}
+
+#[test]
+fn a_new_database_is_created_at_the_current_version() {
+    let dir = temp();
+    let path = dir.join("m.db");
+    drop(Db::open(&path).unwrap());
+    let conn = Connection::open(&path).unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    // Opened again: nothing to migrate, nothing refused.
+    drop(Db::open(&path).unwrap());
+}
+
+#[test]
+fn a_newer_database_is_refused_unchanged() {
+    let dir = temp();
+    let path = dir.join("newer.db");
+    drop(Db::open(&path).unwrap());
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(&format!("PRAGMA user_version = {}", SCHEMA_VERSION + 1))
+            .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    let err = Db::open(&path).unwrap_err().to_string();
+    assert!(err.contains("newer"), "{err}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file was altered"
+    );
+}
+
+#[test]
+fn another_programs_database_and_other_files_are_refused_unchanged() {
+    let dir = temp();
+    let path = dir.join("other.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE notes (x TEXT)").unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    let err = Db::open(&path).unwrap_err().to_string();
+    assert!(err.contains("not an aggpay-sync database"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "hello, this is not SQLite at all, just some text").unwrap();
+    let err = Db::open(&text).unwrap_err().to_string();
+    assert!(err.contains("not a SQLite database"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&text).unwrap(),
+        "hello, this is not SQLite at all, just some text"
+    );
+}
+
+#[test]
+fn one_run_at_a_time() {
+    let dir = temp();
+    let path = dir.join("busy.db");
+    let first = Db::open(&path).unwrap();
+    let err = Db::open(&path).unwrap_err().to_string();
+    assert!(err.contains("in use"), "{err}");
+    drop(first);
+    drop(Db::open(&path).unwrap());
+}
+
+#[test]
+fn one_aggregator_per_database() {
+    let dir = temp();
+    let path = dir.join("agg.db");
+    let mut db = Db::open(&path).unwrap();
+    db.bind_source("http://a", "agg_one").unwrap();
+    db.bind_source("http://b", "agg_one").unwrap();
+    let err = db
+        .bind_source("http://a", "agg_two")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("agg_one"), "{err}");
+}

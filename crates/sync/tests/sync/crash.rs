@@ -1,0 +1,87 @@
+//! Killed at random instants (SIGKILL) while the server fails, throttles
+//! and resets connections: the mirror ends equal to one clean run's.
+
+use std::time::{Duration, Instant};
+
+use aggpay_mock::{Chaos, MockConfig, MockServer};
+use aggpay_testkit::TempDir;
+
+use crate::support::{command, dump, scalar, sync, unverified_final_batches};
+
+fn config() -> MockConfig {
+    MockConfig::new()
+        .seed(21)
+        .batches(12)
+        .max_batch_transactions(200)
+        .large_batch_transactions(40_000)
+}
+
+/// A small deterministic generator for the kill instants.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+#[test]
+fn killed_runs_resume_to_the_same_mirror_as_a_clean_run() {
+    let dir = TempDir::new("aggpay-sync-kill");
+    // The reference: one clean run of the same data.
+    let clean_server = MockServer::start(config()).unwrap();
+    let clean = dir.join("clean.db");
+    let (code, summary, err) = sync(&clean_server, &clean);
+    assert_eq!(code, 0, "{err}");
+    assert!(summary["transactions"]["total"].as_u64().unwrap() > 40_000);
+
+    let chaos: Chaos = "503=0.05,429=0.05,reset=0.02".parse().unwrap();
+    let server =
+        MockServer::start(config().chaos(chaos.retry_after(Duration::from_millis(20)))).unwrap();
+    let db = dir.join("killed.db");
+    let mut rng = Lcg(0x5eed);
+    let mut kills = 0;
+    let started = Instant::now();
+    for _ in 0..80 {
+        if kills >= 12 || started.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        let mut child = command(&server, &db)
+            .arg("--quiet")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(20 + rng.below(280)));
+        if child.try_wait().unwrap().is_none() {
+            // SIGKILL: no handler, no cleanup.
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+    }
+    assert!(kills >= 10, "only {kills} runs were killed mid-work");
+    // Runs that were killed never finished their record.
+    assert!(scalar(&db, "SELECT count(*) FROM runs WHERE finished_at IS NULL") >= 10);
+
+    let (code, summary, err) = sync(&server, &db);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(summary["integrity_errors"].as_array().unwrap().len(), 0);
+    assert_eq!(unverified_final_batches(&db), 0);
+    assert_eq!(
+        scalar(
+            &db,
+            "SELECT count(*) - count(DISTINCT token) FROM transactions"
+        ),
+        0
+    );
+    let (want, got) = (dump(&clean), dump(&db));
+    assert_eq!(want.len(), got.len());
+    for (w, g) in want.iter().zip(&got) {
+        assert_eq!(w, g);
+    }
+}
