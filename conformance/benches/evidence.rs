@@ -161,17 +161,9 @@ fn decode(server: &MockServer) -> (f64, f64) {
 
 /// The batch that holds `large_batch_transactions`.
 fn big_batch(server: &MockServer) -> String {
-    let client = client(server);
-    client
-        .settlement_batches(&BatchQuery::new().limit(100))
-        .map(|b| b.unwrap_or_else(|e| panic!("{e}")))
-        .map(|b| b.token)
-        .max_by_key(|t| {
-            client
-                .list_batch_transactions(t, &TransactionQuery::new().limit(1))
-                .map(|p| p.count)
-                .unwrap_or(0)
-        })
+    server
+        .info()
+        .large_batch
         .map(|t| t.to_string())
         .unwrap_or_default()
 }

@@ -353,7 +353,9 @@ impl<'a> Engine<'a> {
         let message = format!(
             "batch {} ({}): {kept} {} kept, the server counts {}; it will be walked again",
             batch.token,
-            batch.status,
+            // Final statuses only reach here, but a status is the server's
+            // text: never printed raw.
+            aggpay::util::excerpt(&batch.status, 40),
             kind.as_str(),
             server_count.map_or_else(|| "none".to_owned(), |n| n.to_string())
         );

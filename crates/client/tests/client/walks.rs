@@ -142,17 +142,8 @@ fn walks_ask_for_full_pages() {
     let big =
         MockServer::start(MockConfig::new().batches(4).large_batch_transactions(2_000)).unwrap();
     let client = client_for(&big);
-    let batch = client
-        .settlement_batches(&BatchQuery::new())
-        .map(Result::unwrap)
-        .max_by_key(|b| {
-            client
-                .list_batch_transactions(&b.token, &TransactionQuery::new().limit(1))
-                .unwrap()
-                .count
-        })
-        .unwrap();
-    let mut walk = client.batch_transactions(&batch.token, &TransactionQuery::new());
+    let batch = big.info().large_batch.unwrap();
+    let mut walk = client.batch_transactions(&batch, &TransactionQuery::new());
     assert_eq!(walk.by_ref().count(), 2_000);
     // 20 full pages, and the empty one that proves the end: the count is
     // not trusted to end a walk (WIRE.md's end rule).
@@ -185,17 +176,7 @@ fn a_walk_stopped_midway_resumes_in_a_new_client() {
     let server =
         MockServer::start(MockConfig::new().batches(4).large_batch_transactions(1_234)).unwrap();
     let probe = client_for(&server);
-    let batch = probe
-        .settlement_batches(&BatchQuery::new())
-        .map(Result::unwrap)
-        .max_by_key(|b| {
-            probe
-                .list_batch_transactions(&b.token, &TransactionQuery::new().limit(1))
-                .unwrap()
-                .count
-        })
-        .unwrap()
-        .token;
+    let batch = server.info().large_batch.unwrap();
     for direction in [Direction::Asc, Direction::Desc] {
         let query = TransactionQuery::new().direction(direction).limit(50);
         let reference: Vec<u64> = probe

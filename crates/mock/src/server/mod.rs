@@ -14,7 +14,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use aggpay::{AccessKeyId, AggregatorId, AliasId, PaymentId, RailMerchantId, Secret};
+use aggpay::{AccessKeyId, AggregatorId, AliasId, BatchToken, PaymentId, RailMerchantId, Secret};
 use serde::Serialize;
 use tokio::sync::watch;
 
@@ -88,6 +88,9 @@ pub struct MockInfo {
     pub mobile: String,
     /// A till code title-fetch resolves.
     pub till_code: String,
+    /// The batch holding `large_batch_transactions` rows, when some were
+    /// asked for: the one a test or a benchmark of long walks wants.
+    pub large_batch: Option<BatchToken>,
 }
 
 impl std::fmt::Debug for MockServer {
@@ -227,6 +230,7 @@ impl MockServer {
             iban: d.merchant_iban(0),
             mobile: d.rail_mobile(0),
             till_code: d.till_code(0),
+            large_batch: d.large_batch().map(|i| d.batch_token(i)),
         }
     }
 }

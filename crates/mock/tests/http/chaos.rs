@@ -4,7 +4,7 @@ use std::io::Read;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use aggpay::{BatchQuery, Client, Direction, RetryPolicy, TransactionQuery};
+use aggpay::{Client, Direction, RetryPolicy, TransactionQuery};
 use aggpay_mock::{Chaos, Latency, MockConfig, MockServer};
 
 use crate::support::*;
@@ -185,18 +185,9 @@ fn a_walk_through_chaos_gets_exactly_the_rows_of_a_clean_walk() {
         .build()
         .unwrap()
     };
+    // The same data on both servers: the same large batch.
+    let batch = clean.info().large_batch.unwrap();
     let walk = |client: &Client| -> Vec<(u64, String)> {
-        let batch = client
-            .settlement_batches(&BatchQuery::new())
-            .map(Result::unwrap)
-            .max_by_key(|b| {
-                client
-                    .list_batch_transactions(&b.token, &TransactionQuery::new().limit(1))
-                    .unwrap()
-                    .count
-            })
-            .unwrap()
-            .token;
         client
             .batch_transactions(&batch, &TransactionQuery::new().direction(Direction::Asc))
             .map(|t| {
