@@ -352,20 +352,13 @@ fn conformance_seconds() -> f64 {
     started.elapsed().as_secs_f64()
 }
 
-/// The default run, every input given and writes allowed (as against the
-/// embedded mock), against a mock 50 ms away: each answer is delayed by
-/// 50 ms, a nearby staging's round trip.
-fn conformance_remote_seconds() -> f64 {
+/// The harness's arguments for a run against `server` with every input
+/// given and writes allowed (as against the embedded mock), JSON report.
+fn remote_args(server: &MockServer, seed: u64) -> aggpay_conformance::Args {
     use clap::Parser;
-    let server = MockServer::start(
-        MockConfig::new().latency(aggpay_mock::Latency::fixed(Duration::from_millis(50))),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
     let info = server.info();
     let mut argv: Vec<String> = [
         "aggpay-conformance",
-        "--seed",
-        "1",
         "--base-url",
         server.url(),
         "--key",
@@ -381,17 +374,76 @@ fn conformance_remote_seconds() -> f64 {
         "--till-code",
         &info.till_code,
         "--allow-writes",
+        "--format",
+        "json",
     ]
     .map(str::to_owned)
     .to_vec();
+    argv.extend(["--seed".to_owned(), seed.to_string()]);
     if let Some(id) = info.access_key_id {
         argv.extend(["--access-key-id".to_owned(), id.to_string()]);
     }
-    let args = aggpay_conformance::Args::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"));
+    aggpay_conformance::Args::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs the harness in-process: its exit code, JSON report and time.
+fn run_harness(args: &aggpay_conformance::Args) -> (u8, Value, f64) {
+    let mut out = Vec::new();
     let started = Instant::now();
-    let code = aggpay_conformance::run(&args, &mut std::io::sink(), &mut std::io::sink());
+    let code = aggpay_conformance::run(args, &mut out, &mut std::io::sink());
+    let seconds = started.elapsed().as_secs_f64();
+    let report = serde_json::from_slice(&out).unwrap_or(Value::Null);
+    (code, report, seconds)
+}
+
+/// The default run, every input given and writes allowed, against a
+/// mock 50 ms away: each answer is delayed by 50 ms, a nearby staging's
+/// round trip.
+fn conformance_remote_seconds() -> f64 {
+    let server = MockServer::start(
+        MockConfig::new().latency(aggpay_mock::Latency::fixed(Duration::from_millis(50))),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, _, seconds) = run_harness(&remote_args(&server, 1));
     assert_eq!(code, 0, "the remote run must pass");
-    started.elapsed().as_secs_f64()
+    seconds
+}
+
+/// Required-rule failures summed over 10 runs against the faithful mock
+/// through a flaky network: 5% 503, 5% 429 (Retry-After 1 s), 2% resets,
+/// 5 to 60 ms of latency. Every one would be a false failure. Also the
+/// rules left inconclusive, and the retries.
+fn conformance_chaos() -> (f64, f64, f64) {
+    let (mut failures, mut inconclusive, mut retries) = (0.0, 0.0, 0.0);
+    for seed in 1..=10 {
+        let chaos: aggpay_mock::Chaos = "503=0.05,429=0.05,reset=0.02"
+            .parse()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let latency: aggpay_mock::Latency = "5..60".parse().unwrap_or_else(|e| panic!("{e}"));
+        let server = MockServer::start(MockConfig::new().seed(seed).chaos(chaos).latency(latency))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (_, report, _) = run_harness(&remote_args(&server, seed));
+        let summary = &report["summary"];
+        failures += summary["required_failed"].as_f64().unwrap_or(f64::NAN);
+        inconclusive += summary["required_inconclusive"]
+            .as_f64()
+            .unwrap_or(f64::NAN);
+        retries += summary["retries"].as_f64().unwrap_or(f64::NAN);
+    }
+    (failures, inconclusive, retries)
+}
+
+/// Requests of the default run against a mock with a 1,000,000-row
+/// batch, and its time: large lists are read in windows, never walked.
+fn conformance_1m() -> (f64, f64) {
+    let server = MockServer::start(MockConfig::new().large_batch_transactions(1_000_000))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (code, report, seconds) = run_harness(&remote_args(&server, 1));
+    assert_eq!(code, 0, "the run against a 1M-row batch must pass");
+    (
+        report["summary"]["requests"].as_f64().unwrap_or(f64::NAN),
+        seconds,
+    )
 }
 
 /// Distinct crates in `cargo tree -p aggpay -e normal`, aggpay included.
@@ -524,16 +576,40 @@ fn main() {
         "(recorded, wrk)",
         &mut || TINY_HTTP_REQUESTS_PER_S,
     );
-    step(
-        "conformance_default_seconds",
-        "<= 0.3 (as before)",
-        &mut || conformance_seconds(),
-    );
+    step("conformance_default_seconds", "<= 2", &mut || {
+        conformance_seconds()
+    });
     step(
         "conformance_remote_seconds",
         "<= 4 (50 ms round trip)",
         &mut || conformance_remote_seconds(),
     );
+    let (mut unsure, mut retried) = (0.0, 0.0);
+    step(
+        "conformance_chaos_false_failures",
+        "0 (10 runs)",
+        &mut || {
+            let (failures, inconclusive, retries) = conformance_chaos();
+            unsure = inconclusive;
+            retried = retries;
+            failures
+        },
+    );
+    step(
+        "conformance_chaos_inconclusive",
+        "(info, 10 runs)",
+        &mut || unsure,
+    );
+    step("conformance_chaos_retries", "(info, 10 runs)", &mut || {
+        retried
+    });
+    let mut seconds_1m = 0.0;
+    step("conformance_requests_1m", "bounded", &mut || {
+        let (requests, seconds) = conformance_1m();
+        seconds_1m = seconds;
+        requests
+    });
+    step("conformance_1m_seconds", "<= 2", &mut || seconds_1m);
     step("client_deps", "light", &mut || client_deps());
 
     println!("\n{:<38} {:>14}  target", "benchmark", "value");

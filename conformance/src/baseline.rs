@@ -87,11 +87,12 @@ impl Baseline {
 /// ports are left out, so the same fault found with other data (another
 /// seed, another port, other rows) has the same fingerprint.
 pub fn fingerprint(rule: &str, message: &str) -> String {
-    let shape = shape(message);
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in rule.bytes().chain([0]).chain(shape.bytes()) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
+    let text: Vec<u8> = rule
+        .bytes()
+        .chain([0])
+        .chain(shape(message).bytes())
+        .collect();
+    let h = crate::model::fnv1a(0, &text);
     format!("{:016x}", aggpay::util::splitmix64(h))
 }
 

@@ -1,8 +1,17 @@
-//! What API.md states, statement by statement, and the rules that judge
-//! each, or why none does. `--coverage` prints it; COVERAGE.md at the
+//! What API.md states and the rules that judge each statement, or why
+//! none does. Most of it is generated from the contract table: every
+//! operation with its path id, parameters and errors, every resource
+//! field, every error condition, every reference; the statements the
+//! table does not hold (typing rules, conventions, authentication,
+//! versioning) follow by hand. `--coverage` prints it; COVERAGE.md at the
 //! top of the repository is that output, and a test keeps the two equal.
 
 use std::fmt::Write as _;
+
+use crate::contract::{
+    ERRORS, Effect, Field, Kind, Many, Named, OPS, Op, Paging, Param, REFERENCES, Role, Success,
+};
+use crate::rules::{Level, Rule};
 
 /// How a statement of API.md is judged.
 #[derive(Debug, Clone, Copy)]
@@ -13,7 +22,7 @@ pub enum Judged {
     Not(&'static str),
 }
 
-/// One statement of API.md.
+/// One statement of API.md the table does not hold.
 #[derive(Debug, Clone, Copy)]
 pub struct Statement {
     /// The API.md section.
@@ -47,22 +56,13 @@ const fn not(section: &'static str, says: &'static str, why: &'static str) -> St
 /// Why the statements API.md leaves unshown are not judged.
 const NOT_SHOWN: &str = "API.md says it is not shown: nothing to hold a server to";
 
-/// API.md, statement by statement, in its order.
+/// API.md's statements that are not rows of the contract table, in its
+/// order.
 pub const STATEMENTS: &[Statement] = &[
     by(
         "What the service does",
         "every operation is scoped to the aggregator of the path",
         &["scope.aggregator", "scope.unknown-aggregator"],
-    ),
-    by(
-        "What the service does",
-        "the 17 operations offered each answer",
-        &["envelope.success"],
-    ),
-    by(
-        "Resources and their fields",
-        "every table: each field, with its JSON type",
-        &["fields.required", "client.decodes"],
     ),
     by(
         "Typing rule 1",
@@ -86,13 +86,13 @@ pub const STATEMENTS: &[Statement] = &[
     ),
     by(
         "Typing rule 5",
-        "count is a string, an integer in the access-key and refund lists",
-        &["lists.count-type"],
+        "count is a string, an integer in the access-key and refund lists; what an offset list's count counts is not shown, so it must mean one thing",
+        &["lists.count-type", "offset.count"],
     ),
     by(
         "PaymentCharges, Transaction",
-        "net_amount is gross minus the fee and the four taxes",
-        &["amounts.net"],
+        "net_amount is gross minus the fee and the four taxes; a transaction's amounts mean what its payment's charges mean",
+        &["amounts.net", "agree.charges"],
     ),
     by(
         "Transaction",
@@ -100,29 +100,24 @@ pub const STATEMENTS: &[Statement] = &[
         &["fields.refund-id-null"],
     ),
     by(
-        "ReportExport, SettlementBatch, RailMerchant, QRCode",
-        "enumerated values: batch status names, rail merchant status, QR type, report kind and status",
-        &["fields.enums"],
-    ),
-    by(
         "Aggregator",
         "the bank account's redacted_iban masks the IBAN's middle digits",
         &["fields.redacted-iban"],
     ),
     by(
-        "Aggregator, AccessKey",
-        "the record holds the aggregator's access keys, their secret in clear",
-        &["keys.consistent"],
+        "Aggregator, AccessKey; Authentication 3",
+        "the record holds the aggregator's access keys, their secret in clear, as the key list shows them, before and after a rotation",
+        &["keys.consistent", "keys.rotation"],
     ),
     by(
-        "WebhookEndpoint",
+        "WebhookEndpoint; Events 1",
         "url is an absolute URL; event_filter_json a JSON array of names",
         &["fields.webhook-url", "fields.event-filter-json"],
     ),
     by(
-        "Settlement batch status",
+        "Settlement batch status; States",
         "requests filter with the integer 0-3, responses carry the name",
-        &["cursor.status-filter", "fields.enums"],
+        &["filters.alone", "fields.enums"],
     ),
     by(
         "Report export status",
@@ -133,11 +128,6 @@ pub const STATEMENTS: &[Statement] = &[
         "Transaction status",
         "TXN_SETTLEMENT_CONFIRMED is observed",
         "other values are not shown: any string is allowed (fields.required types it)",
-    ),
-    by(
-        "Rail merchant status",
-        "Active, Inactive, Suspended, or empty without a rail record",
-        &["fields.enums"],
     ),
     not(
         "States and transitions",
@@ -166,218 +156,29 @@ pub const STATEMENTS: &[Statement] = &[
     ),
     by(
         "Conventions 5",
-        "cursor lists return next_cursor and count {filtered_count, total_count} as numeric strings",
+        "cursor lists return next_cursor and count {filtered_count, total_count} as numeric strings, the same on every page",
         &["cursor.counts", "cursor.walk"],
-    ),
-    by(
-        "Conventions 7",
-        "the payment-charges operation succeeds with 200",
-        &["status.charges-200"],
     ),
     not(
         "Conventions 6, 7",
-        "other success statuses; the wire names of purpose-only parameters",
-        "not shown: success is any 2xx (wire.success-200 observes 200), and wire names follow WIRE.md",
-    ),
-    by(
-        "Path parameters",
-        "a read answers for the id of its path; sb_ ids are exactly 39 characters",
-        &["ids.path-match", "cursor.bad-batch-token"],
-    ),
-    by(
-        "Aggregator",
-        "GET the aggregator; 404 error.not_found",
-        &["envelope.success", "scope.unknown-aggregator"],
-    ),
-    by(
-        "Access keys",
-        "list: page size 0 to 100, offset at least 0, name fragments, active filter",
-        &[
-            "offset.pages",
-            "offset.limit",
-            "filters.keys",
-            "filters.combined",
-            "filters.multi-value",
-        ],
-    ),
-    by(
-        "Access keys",
-        "rotate returns the key with its new secret",
-        &["keys.rotation"],
-    ),
-    by(
-        "Merchants",
-        "merchant list: enabled, identifiers and names (comma-separated lists)",
-        &[
-            "filters.merchants",
-            "filters.combined",
-            "filters.multi-value",
-            "offset.pages",
-        ],
-    ),
-    by(
-        "Merchants",
-        "rail merchant list: status and name filters; read one rail merchant",
-        &[
-            "filters.rail-merchants",
-            "filters.combined",
-            "ids.path-match",
-        ],
-    ),
-    by(
-        "QR codes",
-        "type defaults to STATIC; aggregator_merchant_id filter; page size and offset",
-        &[
-            "filters.qrs",
-            "filters.combined",
-            "offset.pages",
-            "offset.limit",
-        ],
-    ),
-    by(
-        "Payments",
-        "charges of a payment: 200; 404 error.not_found for an unknown one",
-        &["status.charges-200", "errors.not-found", "ids.path-match"],
-    ),
-    by(
-        "Refunds",
-        "filters, each with one or more values; inclusive date bounds",
-        &["refunds.filters"],
-    ),
-    by(
-        "Refunds",
-        "sort direction ASC or DESC",
-        &["refunds.direction"],
-    ),
-    not(
-        "Refunds",
-        "the pagination parameters",
-        "not shown: the refund list is read with WIRE.md's limit and offset only to sample it",
-    ),
-    by(
-        "Settlements",
-        "batch list: cursor (omit or 0 first), next_cursor walks",
-        &["cursor.walk", "cursor.end", "wire.cursor-bounds"],
-    ),
-    by(
-        "Settlements; Limits",
-        "page size default 30, maximum 100, 0 means the default",
-        &["cursor.default-limit", "cursor.max-limit"],
-    ),
-    by(
-        "Settlements; Limits",
-        "direction ASC or DESC, uppercase only, on the numeric id; otherwise DESC",
-        &["cursor.order"],
-    ),
-    by(
-        "Settlements",
-        "batch token and status filters, alone and together",
-        &[
-            "cursor.batch-filter",
-            "cursor.status-filter",
-            "filters.combined",
-        ],
-    ),
-    by(
-        "Settlements",
-        "a malformed batch token: 400 error.bad_request",
-        &["cursor.bad-batch-token", "errors.bad-request"],
-    ),
-    by(
-        "Settlements",
-        "batch transactions: only_settlement_txns splits payouts from transactions; unknown batch 404",
-        &[
-            "cursor.only-settlement-txns",
-            "errors.not-found",
-            "wire.payout-shape",
-        ],
-    ),
-    by(
-        "Settlements",
-        "report export for a batch or a merchant scope",
-        &["exports.match", "exports.seeded"],
-    ),
-    not(
-        "Settlements",
-        "which export fields are required",
-        "not shown (wire.export-validation observes WIRE.md's answer)",
-    ),
-    by(
-        "Lookups",
-        "account-info by IBAN answers for it",
-        &["lookups.match"],
-    ),
-    by(
-        "Lookups",
-        "the alias value must be provided with alias_type",
-        &["lookups.alias-value-required"],
-    ),
-    by(
-        "Lookups",
-        "read one alias; alias dates",
-        &["ids.path-match", "time.dates"],
-    ),
-    not(
-        "Lookups",
-        "with_title_fetch includes the account title details",
-        "which fields are the title details is not shown: both answers are sampled and typed (fields.required)",
-    ),
-    by(
-        "Ledger, Webhooks",
-        "the ledger account; the webhook endpoint list",
-        &["envelope.success", "fields.required", "offset.pages"],
+        "the wire names of purpose-only parameters; success statuses other than the charges'",
+        "not shown: wire names follow WIRE.md (the parameter tables below say which); success is any 2xx (wire.success-200 observes 200)",
     ),
     by(
         "Authentication 1-2",
         "no key, an empty or a wrong key: 401 error.unauthorized_access saying a key is required",
         &["auth.missing-key", "auth.empty-key", "auth.wrong-key"],
     ),
-    by(
-        "Authentication 3",
-        "keys are listed, in the aggregator record, rotated; secrets in clear",
-        &["keys.consistent", "keys.rotation"],
-    ),
     not(
         "Authentication 4-5",
         "whether the key must belong to the path's aggregator; scopes, expiry, inactive keys",
         "not shown: scope.unknown-aggregator accepts a 401 or a 404, never a success",
     ),
-    by(
-        "Events 1-2",
-        "endpoints carry url, enabled, secret, event_filter_json",
-        &["fields.required", "fields.event-filter-json"],
-    ),
-    not("Events 3-5", "event names, payloads, delivery", NOT_SHOWN),
-    by(
-        "Errors",
-        "envelope form with 401; bare form with 400 and 404",
-        &["auth.missing-key", "errors.bad-request", "errors.not-found"],
-    ),
-    by(
-        "Errors",
-        "the 404 message: requested resource not found",
-        &["errors.not-found"],
-    ),
-    by(
-        "Errors",
-        "500 only for an internal failure",
-        &["input.arbitrary"],
-    ),
-    by(
-        "Limits",
-        "the page sizes, the batch token, the direction, the QR type default",
-        &[
-            "cursor.default-limit",
-            "cursor.max-limit",
-            "ids.batch-token",
-            "cursor.order",
-            "filters.qrs",
-        ],
-    ),
+    not("Events 2-5", "event names, payloads, delivery", NOT_SHOWN),
     not(
         "Limits",
         "rate limits; page size maximum of the offset lists",
-        "not shown: offset.limit only holds a page to the size asked",
+        "not shown: offset.limit holds a page to the size asked, and accepts a cap or a 400 above it",
     ),
     not(
         "Versioning 2-4",
@@ -386,24 +187,325 @@ pub const STATEMENTS: &[Statement] = &[
     ),
 ];
 
-/// COVERAGE.md: the statements in API.md's order, then the rules that
-/// judge something API.md does not state (WIRE.md's observations).
-pub fn markdown(rules: &[crate::rules::Rule]) -> String {
+/// The rules that judge a parameter of `op`, by what the table says it
+/// does; every parameter is also judged for hostile input.
+fn param_rules(op: &Op, p: &Param) -> Vec<&'static str> {
+    let list = op.list.map(|l| l.paging);
+    let mut out: Vec<&'static str> = match (p.role, list) {
+        (Role::Limit { .. }, Some(Paging::Cursor)) => {
+            vec!["cursor.default-limit", "cursor.max-limit"]
+        }
+        (Role::Limit { .. }, _) => vec!["offset.limit"],
+        (Role::Offset, _) => vec!["offset.pages"],
+        (Role::Cursor, _) => vec!["cursor.walk", "cursor.end"],
+        (Role::Direction, Some(Paging::Cursor)) => vec!["cursor.order"],
+        (Role::Direction, _) => vec!["offset.direction"],
+        (Role::Filter(f), _) => {
+            let mut v = vec!["filters.alone"];
+            if op.filters().count() > 1 {
+                v.push("filters.combined");
+            }
+            if f.many != Many::One {
+                v.push("filters.multi-value");
+            }
+            v
+        }
+        (Role::Part { .. }, _) => vec!["filters.qrs"],
+        (Role::RowKind, _) => vec!["cursor.only-settlement-txns"],
+        (Role::Lookup(Some(_)), _) => vec!["lookups.match"],
+        (Role::Lookup(None), _) => vec!["lookups.alias-value-required"],
+        (Role::Option, _) => vec![],
+    };
+    out.extend(["input.hostile", "input.arbitrary"]);
+    out
+}
+
+/// What a parameter means, in a few words.
+fn param_meaning(p: &Param) -> String {
+    let many = |m: Many| match m {
+        Many::One => "",
+        Many::Comma => ", several comma-separated",
+        Many::Repeated => ", several by repeating it",
+    };
+    match p.role {
+        Role::Limit {
+            default,
+            max,
+            zero_is_default,
+        } => {
+            let mut s = "page size".to_owned();
+            if let Some(d) = default {
+                s.push_str(&format!(", default {d}"));
+            }
+            if let Some(m) = max {
+                s.push_str(&format!(", maximum {m}"));
+            }
+            if zero_is_default {
+                s.push_str(", 0 means the default");
+            }
+            s
+        }
+        Role::Offset => "rows skipped".into(),
+        Role::Cursor => "the previous next_cursor; omit or 0 for the first page".into(),
+        Role::Direction => "ASC or DESC, uppercase only; otherwise DESC".into(),
+        Role::Filter(f) => {
+            use crate::contract::Matching as M;
+            let field = f.field;
+            let how = match f.matching {
+                M::Exact => format!("`{field}` equals the value"),
+                M::Fragment => format!("the value is a fragment of `{field}` (case: not shown)"),
+                M::Name => {
+                    format!("the value names `{field}` (exactly or as a fragment, case: not shown)")
+                }
+                M::Bool => format!("`{field}` is the value, true or false"),
+                M::Code(_) => format!("`{field}` is the name of the integer given"),
+                M::OnOrAfter => format!("`{field}` is on or after the value (UNIX seconds)"),
+                M::OnOrBefore => {
+                    format!("`{field}` is on or before the value (UNIX seconds, inclusive)")
+                }
+            };
+            format!("filter: {how}{}", many(f.many))
+        }
+        Role::Part { field, default } => {
+            format!("a part of the list by `{field}`; `{default}` when omitted")
+        }
+        Role::RowKind => "payouts instead of transactions".into(),
+        Role::Lookup(Some(field)) => format!("looked up: the answer is for it (`{field}`)"),
+        Role::Lookup(None) => "looked up; required with alias_type".into(),
+        Role::Option => "an option of the lookup".into(),
+    }
+}
+
+fn names(rules: &[&str]) -> String {
+    let mut seen = Vec::new();
+    for r in rules {
+        if !seen.contains(r) {
+            seen.push(*r);
+        }
+    }
+    seen.iter()
+        .map(|id| format!("`{id}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The rules judging one operation's errors.
+fn error_rules(op: &Op, status: u16) -> Vec<&'static str> {
+    let mut out = vec!["errors.shape"];
+    match status {
+        401 => out.extend(["auth.missing-key", "auth.empty-key", "auth.wrong-key"]),
+        404 if op.path_id.is_some() => out.extend(["errors.not-found", "ids.unknown"]),
+        404 => out.push("scope.unknown-aggregator"),
+        400 => out.extend(["errors.bad-request", "cursor.bad-batch-token"]),
+        _ => out.push("input.hostile"),
+    }
+    out
+}
+
+fn operation(out: &mut String, op: &Op) {
+    let _ = writeln!(
+        out,
+        "\n### {} /v1/aggregators/{{aggregator-id}}{} ({})\n",
+        op.method, op.path, op.section
+    );
+    let _ = writeln!(
+        out,
+        "| Part | What API.md says | Judged by |\n|---|---|---|"
+    );
+    let mut success = vec!["envelope.success", "client.decodes"];
+    if op.success == Success::Exactly200 {
+        success.push("status.charges-200");
+    }
+    let kind = match op.effect {
+        Effect::Read => "a read",
+        Effect::Rotation => {
+            "a write, never repeated blindly (a lost answer is recovered from the key list)"
+        }
+        Effect::NewJob => "a write that makes a new job (repeated once when its answer is lost)",
+    };
+    let _ = writeln!(
+        out,
+        "| success | {kind}; `data` as the resource tables say | {} |",
+        names(&success)
+    );
+    if let Some(id) = op.path_id {
+        let mut rules = vec!["ids.unknown", "input.hostile"];
+        if id.answers_for.is_some() {
+            rules.insert(0, "ids.path-match");
+        }
+        if id.exact_len.is_some() {
+            rules.push("cursor.bad-batch-token");
+        }
+        if op.effect == Effect::Rotation {
+            rules = vec!["keys.rotation"];
+        }
+        let shape = id
+            .exact_len
+            .map_or(String::new(), |n| format!(", exactly {n} characters"));
+        let _ = writeln!(
+            out,
+            "| path `{{{}}}` | `{}` id{shape} | {} |",
+            id.name,
+            id.prefix,
+            names(&rules)
+        );
+    }
+    for p in op.params {
+        let from = match p.named {
+            Named::Api => "API.md",
+            Named::Wire => "WIRE.md",
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` (name from {from}) | {} | {} |",
+            p.wire,
+            param_meaning(p),
+            names(&param_rules(op, p))
+        );
+    }
+    let mut statuses: Vec<u16> = op.errors.to_vec();
+    if !statuses.contains(&401) {
+        statuses.insert(0, 401);
+    }
+    for status in statuses {
+        let _ = writeln!(
+            out,
+            "| error {status} | listed for this operation (401 by Authentication) | {} |",
+            names(&error_rules(op, status))
+        );
+    }
+    if op.id == crate::contract::OpId::ReportExport {
+        let _ = writeln!(
+            out,
+            "| body | a batch or merchant export, for the batch, kind and merchant asked | `exports.match`, `exports.seeded` |"
+        );
+    }
+}
+
+/// The rules judging a field of `kind`.
+fn kind_rules(kind: Kind) -> Vec<&'static str> {
+    let mut out = vec!["fields.required"];
+    out.extend(match kind {
+        Kind::Prefix(_) | Kind::PrefixOrEmpty(_) => vec!["ids.prefixes"],
+        Kind::Numeric | Kind::NumStr => vec!["ids.numeric"],
+        Kind::Batch => vec!["ids.batch-token"],
+        Kind::Amount => vec!["amounts.paisa"],
+        Kind::Currency => vec!["amounts.currency"],
+        Kind::Ts => vec!["time.rfc3339-utc"],
+        Kind::NullTs => vec!["time.rfc3339-utc", "time.null-not-empty"],
+        Kind::Date => vec!["time.dates"],
+        Kind::EventJson => vec!["fields.event-filter-json"],
+        Kind::KeyPart => vec!["ids.access-key-shapes"],
+        Kind::Count(_) => vec!["lists.count-type"],
+        Kind::OneOf(_) | Kind::Named(_) => vec!["fields.enums"],
+        _ => vec![],
+    });
+    out
+}
+
+fn resource(out: &mut String, name: &str, fields: &[Field]) {
+    let _ = writeln!(out, "\n### {name}\n");
+    let _ = writeln!(out, "| Field | Type | Judged by |\n|---|---|---|");
+    for f in fields {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} |",
+            f.name,
+            f.kind.json_type(),
+            names(&kind_rules(f.kind))
+        );
+    }
+}
+
+/// Every resource table, once, named by the operations that answer it.
+fn resources(out: &mut String) {
+    use crate::contract::resources as r;
+    let tables: &[(&str, &[Field])] = &[
+        ("PaymentCharges", r::CHARGES),
+        ("ReportExport", r::REPORT_EXPORT),
+        ("SettlementBatch", r::BATCH),
+        ("Transaction", r::TRANSACTION),
+        ("AggregatorMerchant", r::MERCHANT),
+        ("RailMerchant", r::RAIL_MERCHANT),
+        ("QRCode", r::QR_CODE),
+        ("Refund", r::REFUND),
+        ("AccountInfo", r::ACCOUNT_INFO),
+        ("Alias", r::ALIAS),
+        ("Aggregator", r::AGGREGATOR),
+        ("BankAccount", r::BANK_ACCOUNT),
+        ("AccessKey", r::ACCESS_KEY),
+        ("LedgerAccount", r::LEDGER),
+        ("WebhookEndpoint", r::WEBHOOK),
+    ];
+    for (name, fields) in tables {
+        resource(out, name, fields);
+    }
+}
+
+/// COVERAGE.md.
+pub fn markdown(rules: &[Rule]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "# What the conformance harness judges\n\n\
-         Generated by `aggpay-conformance --coverage`; a test keeps this file equal to it.\n\
-         Each statement of API.md, in its order, with the rules that judge it or why none does.\n"
+         Generated by `aggpay-conformance --coverage` from the harness's contract table; a test keeps this file equal to it.\n\
+         Every operation of API.md with its path id, parameters and errors, every resource field, every error condition\n\
+         and every reference between records, with the rules that judge each; then the statements the table does not hold.\n\
+         Every rule applies wherever the table says its subject can be seen: every answer of the run, every page, every record."
     );
-    let _ = writeln!(out, "| API.md | Statement | Judged by |\n|---|---|---|");
+    let _ = writeln!(out, "\n## Operations");
+    for op in OPS {
+        operation(&mut out, op);
+    }
+    let _ = writeln!(out, "\n## Resources and their fields");
+    resources(&mut out);
+    let _ = writeln!(
+        out,
+        "\n## Errors\n\n| Status | Code | Form | Message | Judged by |\n|---|---|---|---|---|"
+    );
+    for e in ERRORS {
+        let message = match e.message {
+            crate::contract::Message::Exactly(m) => format!("exactly \"{m}\""),
+            crate::contract::Message::Says(words) => format!(
+                "says {}",
+                words
+                    .iter()
+                    .map(|w| format!("\"{w}\""))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+            crate::contract::Message::Described => "an internal error description".into(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {message} | `errors.shape` (every such answer of the run) |",
+            e.status,
+            e.code,
+            e.form.as_str()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n## References between records\n\n| Record | Names | As | Judged by |\n|---|---|---|---|"
+    );
+    for r in REFERENCES {
+        let _ = writeln!(
+            out,
+            "| {} | `{}` with `{}` | {}'s `{}` | `agree.references` |",
+            crate::contract::Op::get(r.from).name,
+            r.id,
+            r.name,
+            crate::contract::Op::get(r.to).name,
+            r.to_name
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n## Statements the table does not hold\n\n| API.md | Statement | Judged by |\n|---|---|---|"
+    );
     for s in STATEMENTS {
         let judged = match s.judged {
-            Judged::By(ids) => ids
-                .iter()
-                .map(|id| format!("`{id}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
+            Judged::By(ids) => names(ids),
             Judged::Not(why) => format!("not judged: {why}"),
         };
         let _ = writeln!(out, "| {} | {} | {judged} |", s.section, s.says);
@@ -413,10 +515,7 @@ pub fn markdown(rules: &[crate::rules::Rule]) -> String {
         "\n## Observations (WIRE.md, or common practice)\n\n\
          Reported, failing the run only with `--strict`.\n\n| Rule | What it observes |\n|---|---|"
     );
-    for r in rules
-        .iter()
-        .filter(|r| r.level == crate::rules::Level::Observation)
-    {
+    for r in rules.iter().filter(|r| r.level == Level::Observation) {
         let _ = writeln!(out, "| `{}` | {} |", r.id, r.summary);
     }
     out
@@ -425,29 +524,31 @@ pub fn markdown(rules: &[crate::rules::Rule]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Level, catalogue};
+    use crate::rules::catalogue;
 
     #[test]
-    fn every_required_rule_judges_a_statement_and_every_named_rule_exists() {
+    fn every_required_rule_judges_something_and_every_named_rule_exists() {
         let rules = catalogue();
-        let named: Vec<&str> = STATEMENTS
-            .iter()
-            .filter_map(|s| match s.judged {
-                Judged::By(ids) => Some(ids),
-                Judged::Not(_) => None,
-            })
-            .flatten()
-            .copied()
-            .collect();
-        for id in &named {
-            assert!(rules.iter().any(|r| r.id == *id), "{id} is no rule");
-        }
+        let text = markdown(&rules);
         for r in rules.iter().filter(|r| r.level == Level::Required) {
             assert!(
-                named.contains(&r.id),
-                "{} judges no statement of API.md",
+                text.contains(&format!("`{}`", r.id)),
+                "{} judges nothing COVERAGE.md names",
                 r.id
             );
+        }
+        for word in text.split('`').skip(1).step_by(2) {
+            let looks_like_rule = word.contains('.')
+                && word.split('.').count() == 2
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '.' || c == '-' || c.is_ascii_digit())
+                && rules
+                    .iter()
+                    .any(|r| r.id.split('.').next() == word.split('.').next());
+            if looks_like_rule {
+                assert!(rules.iter().any(|r| r.id == word), "{word} is no rule");
+            }
         }
     }
 

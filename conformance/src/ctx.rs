@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::http::{Exchange, Http};
+use crate::model::Model;
 
 /// Inputs the harness cannot always discover: given by flags, or by the
 /// embedded mock.
@@ -37,19 +38,13 @@ pub struct Options {
     pub allow_writes: bool,
 }
 
-/// Values discovered from the lists.
+/// Ids discovered from the lists and read one by one.
 #[derive(Debug, Clone, Default)]
 pub struct Found {
-    /// Batch tokens of the first page, newest first.
-    pub batches: Vec<String>,
-    /// A batch with the most transactions seen (token, filtered count).
-    pub busy_batch: Option<(String, u64)>,
-    /// Payments discovered from transactions (payment and refund ones).
+    /// Payments whose charges were read.
     pub payments: Vec<String>,
-    /// Rail merchants discovered (and the given one).
+    /// Rail merchants read one by one (the given one first).
     pub rail_merchants: Vec<String>,
-    /// The previous secret of the rotated key.
-    pub secret_before_rotation: Option<String>,
 }
 
 /// One sampled exchange, named by the operation it exercises.
@@ -70,9 +65,11 @@ pub struct Ctx {
     pub inputs: Inputs,
     /// Discovered values.
     pub found: Found,
-    /// Sampled responses: every page and every kind of row the sampling
-    /// reached, so that field rules judge the rarely visited ones too.
+    /// Every exchange of the sampling, by operation: the model's pages
+    /// and the reads of single records.
     pub samples: Vec<Sample>,
+    /// The server's own data, as read.
+    pub model: Model,
     /// Options.
     pub options: Options,
     /// Why an operation has no sample (missing input or writes off).
@@ -96,21 +93,6 @@ impl Ctx {
     /// The first successful sample's `data`.
     pub fn data<'a>(&'a self, op: &'a str) -> Option<&'a Value> {
         self.samples(op).find_map(Exchange::data)
-    }
-
-    /// Every row under `data[key]` of every successful sample of `op`.
-    pub fn rows<'a>(
-        &'a self,
-        op: &'a str,
-        key: &'a str,
-    ) -> impl Iterator<Item = (&'a Exchange, &'a Value)> + 'a {
-        self.samples(op).flat_map(move |e| {
-            e.data()
-                .and_then(|d| d[key].as_array())
-                .into_iter()
-                .flatten()
-                .map(move |row| (e, row))
-        })
     }
 
     /// The sample of `op`, or why there is none.

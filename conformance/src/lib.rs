@@ -8,15 +8,15 @@
 
 mod baseline;
 mod cli;
+mod contract;
 mod coverage;
 mod ctx;
 mod http;
+mod model;
 mod pool;
 mod report;
 mod rules;
 mod runner;
-mod sample;
-mod schema;
 
 pub use cli::{Args, Format};
 pub use rules::{Level, Rule, catalogue};

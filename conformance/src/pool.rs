@@ -1,16 +1,30 @@
 //! A bounded pool: at most `jobs` requests in flight, rules and the
 //! requests inside a rule together, and ordered results whatever the
 //! parallelism.
+//!
+//! The bound adapts: a connection that fails (refused, reset) halves the
+//! requests allowed in flight, down to one, and answers win the slots
+//! back one at a time. A server with a small listen backlog is then not
+//! reset again and again by the harness's own load.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Slots for requests in flight, and the parallel map the rules use.
 #[derive(Debug)]
 pub struct Pool {
     jobs: usize,
-    free: Mutex<usize>,
+    state: Mutex<State>,
     freed: Condvar,
+}
+
+#[derive(Debug)]
+struct State {
+    in_flight: usize,
+    /// Requests allowed in flight now (1..=jobs).
+    allowed: usize,
+    /// Answers since `allowed` last changed.
+    answers: usize,
 }
 
 /// A request slot, given back when dropped.
@@ -19,13 +33,8 @@ pub struct Slot<'p>(&'p Pool);
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        let mut free = self
-            .0
-            .free
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        *free += 1;
-        self.0.freed.notify_one();
+        self.0.lock().in_flight -= 1;
+        self.0.freed.notify_all();
     }
 }
 
@@ -35,9 +44,17 @@ impl Pool {
         let jobs = jobs.max(1);
         Self {
             jobs,
-            free: Mutex::new(jobs),
+            state: Mutex::new(State {
+                in_flight: 0,
+                allowed: jobs,
+                answers: 0,
+            }),
             freed: Condvar::new(),
         }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The number of slots.
@@ -45,20 +62,43 @@ impl Pool {
         self.jobs
     }
 
+    /// Requests allowed in flight now.
+    pub fn allowed(&self) -> usize {
+        self.lock().allowed
+    }
+
     /// Waits for a free slot: a request may be sent while it is held.
     pub fn slot(&self) -> Slot<'_> {
-        let mut free = self
-            .free
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        while *free == 0 {
-            free = self
+        let mut state = self.lock();
+        while state.in_flight >= state.allowed {
+            state = self
                 .freed
-                .wait(free)
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
         }
-        *free -= 1;
+        state.in_flight += 1;
         Slot(self)
+    }
+
+    /// A connection failed: halve the requests in flight.
+    pub fn connection_failed(&self) {
+        let mut state = self.lock();
+        state.allowed = (state.allowed / 2).max(1);
+        state.answers = 0;
+    }
+
+    /// An answer came: after as many answers as slots, one slot more.
+    pub fn succeeded(&self) {
+        let mut state = self.lock();
+        if state.allowed < self.jobs {
+            state.answers += 1;
+            if state.answers >= state.allowed {
+                state.allowed += 1;
+                state.answers = 0;
+                drop(state);
+                self.freed.notify_all();
+            }
+        }
     }
 
     /// `f` over `items` on up to `jobs` threads; the results in the order
@@ -125,5 +165,24 @@ mod tests {
         assert_eq!(out, items.iter().map(|i| i * 2).collect::<Vec<_>>());
         assert!(most.load(Ordering::SeqCst) <= 4);
         assert_eq!(Pool::new(1).map(&items, |i| *i), items);
+    }
+
+    #[test]
+    fn connection_failures_halve_the_load_and_answers_win_it_back() {
+        let pool = Pool::new(16);
+        pool.connection_failed();
+        assert_eq!(pool.allowed(), 8);
+        for _ in 0..5 {
+            pool.connection_failed();
+        }
+        assert_eq!(pool.allowed(), 1);
+        let mut answers = 0;
+        while pool.allowed() < 16 {
+            pool.succeeded();
+            answers += 1;
+            assert!(answers < 1_000);
+        }
+        // 1 + 2 + … + 15 answers to climb back.
+        assert_eq!(answers, (1..16).sum::<usize>());
     }
 }

@@ -302,6 +302,7 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
         inputs: target.inputs.clone(),
         found: Found::default(),
         samples: Vec::new(),
+        model: Default::default(),
         options: Options {
             cases: args.cases,
             seed,
@@ -433,10 +434,17 @@ fn summarize(
         })
         .cloned()
         .collect();
-    let exit_code = if budget_spent {
-        EXIT_UNUSABLE
-    } else if required_failed > 0 || (args.strict && observations_failed > 0) {
+    let unsure = |r: &RuleReport| r.outcome.status == Status::Inconclusive;
+    let inconclusive = count(&unsure);
+    let required_inconclusive = count(&|r| r.level == Level::Required && unsure(r));
+    let counted_inconclusive = required_inconclusive > 0 || (args.strict && inconclusive > 0);
+    // A failure proven is what the server most needs to hear; a run that
+    // could not judge everything (its budget ran out, or only transient
+    // failures came back where a required rule did not pass) is exit 2.
+    let exit_code = if required_failed > 0 || (args.strict && observations_failed > 0) {
         EXIT_FAILED
+    } else if budget_spent || counted_inconclusive {
+        EXIT_UNUSABLE
     } else {
         EXIT_OK
     };
@@ -451,12 +459,15 @@ fn summarize(
         known: count(&|r| r.is_known()),
         skipped: count(&|r| r.outcome.status == Status::Skipped),
         not_run,
+        inconclusive,
+        required_inconclusive,
         required_failed,
         observations_failed,
         fixed,
         baseline: args.baseline.is_some(),
         budget_spent,
         requests: ctx.http.sent(),
+        retries: ctx.http.retries(),
         duration: started.elapsed(),
         exit_code,
     }

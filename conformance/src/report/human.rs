@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use super::{Event, Reporter, RuleReport};
-use crate::rules::Status;
+use super::{Event, Mark, Reporter, RuleReport};
+use crate::rules::{Failure, Status};
 
 pub struct Human<'w> {
     out: Box<dyn Write + 'w>,
@@ -16,6 +16,21 @@ impl<'w> Human<'w> {
     }
 
     fn failures(out: &mut dyn Write, title: &str, rules: &[&RuleReport]) -> io::Result<()> {
+        Self::evidence(out, title, rules, |r| {
+            r.outcome
+                .failures
+                .iter()
+                .zip(r.marks.iter().map(Some))
+                .collect()
+        })
+    }
+
+    fn evidence(
+        out: &mut dyn Write,
+        title: &str,
+        rules: &[&RuleReport],
+        items: impl Fn(&RuleReport) -> Vec<(&Failure, Option<&Mark>)>,
+    ) -> io::Result<()> {
         if rules.is_empty() {
             return Ok(());
         }
@@ -23,10 +38,16 @@ impl<'w> Human<'w> {
         for r in rules {
             writeln!(out, "\n{} [{}] {}", r.id, r.level.as_str(), r.summary)?;
             writeln!(out, "  source: {}", r.source)?;
-            for (f, mark) in r.outcome.failures.iter().zip(&r.marks) {
-                let known = if mark.known { " (known)" } else { "" };
+            for (f, mark) in items(r) {
+                let known = if mark.is_some_and(|m| m.known) {
+                    " (known)"
+                } else {
+                    ""
+                };
                 writeln!(out, "  - {}{known}", f.message)?;
-                writeln!(out, "    fingerprint: {}", mark.fingerprint)?;
+                if let Some(mark) = mark {
+                    writeln!(out, "    fingerprint: {}", mark.fingerprint)?;
+                }
                 if let Some(input) = &f.input {
                     writeln!(out, "    minimal input: {input}")?;
                 }
@@ -69,6 +90,9 @@ impl Reporter for Human<'_> {
             Event::Rule(r) => {
                 let extra = match (&r.outcome.skip_reason, r.outcome.status) {
                     (Some(why), _) => format!(" ({why})"),
+                    (None, Status::Inconclusive) => {
+                        format!(" ({} transient)", r.outcome.inconclusive.len())
+                    }
                     (None, Status::Failed) => format!(
                         " ({} failure{})",
                         r.outcome.failures.len(),
@@ -82,7 +106,7 @@ impl Reporter for Human<'_> {
                 };
                 writeln!(
                     out,
-                    "{:<5} {:<30} {:>6} cases {:>7.2}s{extra}",
+                    "{:<6} {:<30} {:>6} cases {:>7.2}s{extra}",
                     r.verdict(),
                     r.id,
                     r.outcome.cases,
@@ -94,10 +118,10 @@ impl Reporter for Human<'_> {
                 writeln!(out)?;
                 writeln!(
                     out,
-                    "{:<30} {:<11} {:<8} {:>8}",
+                    "{:<30} {:<11} {:<12} {:>8}",
                     "rule", "level", "result", "cases"
                 )?;
-                writeln!(out, "{}", "-".repeat(60))?;
+                writeln!(out, "{}", "-".repeat(64))?;
                 for r in *rules {
                     let result = if r.is_known() {
                         "known"
@@ -106,7 +130,7 @@ impl Reporter for Human<'_> {
                     };
                     writeln!(
                         out,
-                        "{:<30} {:<11} {:<8} {:>8}",
+                        "{:<30} {:<11} {:<12} {:>8}",
                         r.id,
                         r.level.as_str(),
                         result,
@@ -117,6 +141,16 @@ impl Reporter for Human<'_> {
                 let known: Vec<&RuleReport> = rules.iter().filter(|r| r.is_known()).collect();
                 Self::failures(out, "Failures", &new)?;
                 Self::failures(out, "Known failures (in the baseline)", &known)?;
+                let unsure: Vec<&RuleReport> = rules
+                    .iter()
+                    .filter(|r| r.outcome.status == Status::Inconclusive)
+                    .collect();
+                Self::evidence(
+                    out,
+                    "Inconclusive (only transient failures: 429, 502, 503, 504, resets, timeouts)",
+                    &unsure,
+                    |r| r.outcome.inconclusive.iter().map(|f| (f, None)).collect(),
+                )?;
                 if !summary.fixed.is_empty() {
                     writeln!(out, "\nFixed since the baseline\n========================")?;
                     for k in &summary.fixed {
@@ -142,22 +176,27 @@ impl Reporter for Human<'_> {
                 };
                 writeln!(
                     out,
-                    "\n{} passed, {} failed, {} skipped, {} not run ({} required failed, {} observations failed{baseline}); {} requests in {:.2}s with {} jobs; seed {}",
+                    "\n{} passed, {} failed, {} inconclusive, {} skipped, {} not run ({} required failed, {} observations failed{baseline}); {} requests ({} retries) in {:.2}s with {} jobs; seed {}",
                     summary.passed,
                     summary.failed,
+                    summary.inconclusive,
                     summary.skipped,
                     summary.not_run,
                     summary.required_failed,
                     summary.observations_failed,
                     summary.requests,
+                    summary.retries,
                     summary.duration.as_secs_f64(),
                     summary.jobs,
                     summary.seed
                 )?;
                 let verdict = match (summary.exit_code, summary.budget_spent) {
+                    (1, _) => "does not conform",
                     (_, true) => "incomplete: the run budget ran out",
                     (0, _) => "conforms: every required rule passed",
-                    _ => "does not conform",
+                    _ => {
+                        "inconclusive: a required rule met only transient failures (429, 5xx gateways, resets, timeouts)"
+                    }
                 };
                 writeln!(
                     out,

@@ -36,6 +36,18 @@ impl Reporter for Json<'_> {
                     "duration_ms": r.duration.as_millis() as u64,
                     "skip_reason": r.outcome.skip_reason,
                     "faults": r.faults,
+                    "inconclusive": r.outcome.inconclusive.iter().map(|f| {
+                        let ev = f.evidence.as_deref();
+                        json!({
+                            "message": f.message,
+                            "input": f.input,
+                            "method": ev.map(|e| &e.method),
+                            "url": ev.map(|e| &e.url),
+                            "status": ev.and_then(|e| e.status),
+                            "body": ev.map(|e| &e.body),
+                            "curl": ev.map(|e| &e.curl),
+                        })
+                    }).collect::<Vec<_>>(),
                     "failures": r.outcome.failures.iter().zip(&r.marks).map(|(f, mark)| {
                         let ev = f.evidence.as_deref();
                         json!({
@@ -67,11 +79,14 @@ impl Reporter for Json<'_> {
                 "known": summary.known,
                 "skipped": summary.skipped,
                 "not_run": summary.not_run,
+                "inconclusive": summary.inconclusive,
+                "required_inconclusive": summary.required_inconclusive,
                 "required_failed": summary.required_failed,
                 "observations_failed": summary.observations_failed,
                 "fixed": summary.fixed,
                 "budget_spent": summary.budget_spent,
                 "requests": summary.requests,
+                "retries": summary.retries,
                 "duration_ms": summary.duration.as_millis() as u64,
             },
             "exit_code": summary.exit_code,

@@ -37,6 +37,20 @@ impl Reporter for Junit<'_> {
                     }
                     s
                 }
+                // Only transient failures: the rule could not be judged.
+                Status::Inconclusive if counts => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+                    let first = r
+                        .outcome
+                        .inconclusive
+                        .first()
+                        .map(|f| f.message.as_str())
+                        .unwrap_or("inconclusive");
+                    s.set_message(first);
+                    s.set_type("inconclusive");
+                    s
+                }
+                Status::Inconclusive => TestCaseStatus::success(),
                 // An observation fails the suite only with --strict, a
                 // known failure never.
                 Status::Failed if !counts || r.is_known() => TestCaseStatus::success(),

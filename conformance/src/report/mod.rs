@@ -122,6 +122,7 @@ impl RuleReport {
             (Status::Passed, _) => "PASS",
             (Status::Failed, Level::Required) => "FAIL",
             (Status::Failed, Level::Observation) => "WARN",
+            (Status::Inconclusive, _) => "UNSURE",
             (Status::Skipped, _) => "SKIP",
             (Status::NotRun, _) => "NORUN",
         }
@@ -151,6 +152,10 @@ pub struct Summary {
     pub skipped: usize,
     /// Rules the run budget stopped.
     pub not_run: usize,
+    /// Rules that met only transient failures where they did not pass.
+    pub inconclusive: usize,
+    /// Required rules among them.
+    pub required_inconclusive: usize,
     /// Required rules failed anew.
     pub required_failed: usize,
     /// Observations failed anew.
@@ -161,8 +166,10 @@ pub struct Summary {
     pub baseline: bool,
     /// True when the run budget ran out.
     pub budget_spent: bool,
-    /// Requests sent.
+    /// Requests sent, retries included.
     pub requests: u64,
+    /// Requests sent again after a transient failure.
+    pub retries: u64,
     /// Wall time.
     pub duration: Duration,
     /// The process exit code.

@@ -1,6 +1,7 @@
 //! The three reporters pinned on one fixed run (insta snapshots): a pass,
 //! a new required failure with evidence, a failed observation, a known
-//! failure, a skip and a rule the run budget stopped.
+//! failure, an inconclusive rule (only transient failures), a skip and a
+//! rule the run budget stopped.
 
 use std::time::Duration;
 
@@ -47,6 +48,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
         64,
         vec![Failure {
             message: "limit=0 was answered 200, not 400".into(),
+            inconclusive: false,
             input: Some("(0, \"DESC\")".into()),
             evidence: evidence(),
         }],
@@ -55,6 +57,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
         12,
         vec![Failure {
             message: "no Date header".into(),
+            inconclusive: false,
             input: None,
             evidence: None,
         }],
@@ -63,6 +66,18 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
         3,
         vec![Failure {
             message: "merchant 9 is not in the aggregator's list".into(),
+            inconclusive: false,
+            input: None,
+            evidence: evidence(),
+        }],
+    );
+    let unsure = Outcome::judged(
+        17,
+        vec![Failure {
+            message:
+                "refunds: a valid request did not succeed (transient: 503 on each of 8 attempts)"
+                    .into(),
+            inconclusive: true,
             input: None,
             evidence: evidence(),
         }],
@@ -77,6 +92,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
         report("cursor.limit", Level::Required, failed, false),
         report("wire.date", Level::Observation, warned, false),
         report("scope.merchants", Level::Required, known, true),
+        report("offset.pages", Level::Required, unsure, false),
         report(
             "keys.rotation",
             Level::Required,
@@ -101,6 +117,8 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
         known: 1,
         skipped: 1,
         not_run: 1,
+        inconclusive: 1,
+        required_inconclusive: 1,
         required_failed: 1,
         observations_failed: 1,
         fixed: vec![Known {
@@ -111,6 +129,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
         baseline: true,
         budget_spent: true,
         requests: 321,
+        retries: 12,
         duration: Duration::from_millis(4_500),
         exit_code: 2,
     };
@@ -148,8 +167,12 @@ fn render(format: Format) -> String {
 fn fixture_covers_every_verdict() {
     let (_, rules) = fixture();
     let words: Vec<&str> = rules.iter().map(RuleReport::verdict).collect();
-    assert_eq!(words, ["PASS", "FAIL", "WARN", "KNOWN", "SKIP", "NORUN"]);
-    assert_eq!(rules[5].outcome.status, Status::NotRun);
+    assert_eq!(
+        words,
+        ["PASS", "FAIL", "WARN", "KNOWN", "UNSURE", "SKIP", "NORUN"]
+    );
+    assert_eq!(rules[4].outcome.status, Status::Inconclusive);
+    assert_eq!(rules[6].outcome.status, Status::NotRun);
 }
 
 #[test]
@@ -162,7 +185,7 @@ fn json() {
     let text = render(Format::Json);
     // It parses, and it is one document.
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(value["rules"].as_array().unwrap().len(), 6);
+    assert_eq!(value["rules"].as_array().unwrap().len(), 7);
     insta::assert_snapshot!(text);
 }
 

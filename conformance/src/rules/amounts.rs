@@ -4,11 +4,10 @@
 use aggpay::rules as text_rules;
 use serde_json::Value;
 
-use super::fields::strings;
-use super::support::Judge;
-use super::{Check, Level, Outcome, Rule};
+use super::observe::{first_of, from_log, rows_of, strings};
+use super::{Level, Rule};
+use crate::contract::Kind;
 use crate::http::{Exchange, show};
-use crate::schema::Kind;
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -18,17 +17,17 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 3",
             summary: "amounts are decimal integer strings in paisa",
             faults: &["decimal-amounts"],
-            check: paisa,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(paisa),
         },
         Rule {
             id: "amounts.net",
             level: Level::Required,
             source: "API.md PaymentCharges (net_amount) and Transaction (same meaning as in PaymentCharges)",
-            summary: "net_amount equals gross_amount minus fee_amount and the four tax amounts, on the charges and on every sampled transaction, refunds included",
+            summary: "net_amount equals gross_amount minus fee_amount and the four tax amounts, on every charges and every transaction of every answer, refunds included",
             faults: &["net-mismatch", "refund-net-mismatch"],
-            check: net,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(net),
         },
         Rule {
             id: "amounts.currency",
@@ -36,15 +35,15 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 3",
             summary: "currency is an ISO 4217 code",
             faults: &["lowercase-currency"],
-            check: currency,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(currency),
         },
     ]
 }
 
-fn paisa(c: &Check<'_>) -> Outcome {
+fn paisa(e: &Exchange) -> Option<String> {
     strings(
-        c,
+        e,
         |k| k == Kind::Amount,
         |_, s| {
             if text_rules::is_paisa(s) {
@@ -56,9 +55,9 @@ fn paisa(c: &Check<'_>) -> Outcome {
     )
 }
 
-fn currency(c: &Check<'_>) -> Outcome {
+fn currency(e: &Exchange) -> Option<String> {
     strings(
-        c,
+        e,
         |k| k == Kind::Currency,
         |_, s| {
             if text_rules::is_currency(s) {
@@ -70,59 +69,50 @@ fn currency(c: &Check<'_>) -> Outcome {
     )
 }
 
-/// The charges objects and every sampled transaction.
-fn amount_rows<'c>(c: &'c Check<'_>) -> Vec<(&'static str, &'c Exchange, &'c Value)> {
-    let mut rows: Vec<(&'static str, &Exchange, &Value)> = c
-        .ctx
-        .samples("charges")
-        .filter_map(|e| e.data().map(|d| ("charges", e, d)))
-        .collect();
-    rows.extend(
-        c.ctx
-            .rows("transactions", "transactions")
-            .map(|(e, t)| ("transactions", e, t)),
-    );
-    rows
-}
-
-fn net(c: &Check<'_>) -> Outcome {
-    let rows = amount_rows(c);
-    if rows.is_empty() {
-        return Outcome::skipped("no charges and no transactions were sampled");
-    }
-    let mut judge = Judge::default();
-    let amount = |v: &Value, f: &str| {
-        v[f].as_str()
+/// Why `row`'s net is not gross minus the fee and the four taxes, if so;
+/// unparsable amounts are `amounts.paisa`'s business.
+fn net_of(row: &Value) -> Option<String> {
+    let amount = |f: &str| {
+        row[f]
+            .as_str()
             .filter(|s| text_rules::is_paisa(s))
             .and_then(|s| s.parse::<i128>().ok())
     };
-    for (op, e, row) in rows {
-        let parts: Option<Vec<i128>> = [
-            "gross_amount",
-            "fee_amount",
-            "sales_tax_on_fee_amount",
-            "sales_tax_withholding_amount",
-            "income_tax_withholding_amount",
-            "digital_tax_amount",
-            "net_amount",
-        ]
-        .iter()
-        .map(|f| amount(row, f))
-        .collect();
-        // Unparsable amounts are `amounts.paisa`'s business.
-        let Some(p) = parts else { continue };
-        let expected = p[0] - p[1] - p[2] - p[3] - p[4] - p[5];
-        judge.check(expected == p[6], || {
-            c.fail(
-                e,
-                format!(
-                    "{op}: net_amount {} but gross minus fee and taxes is {expected} ({} {})",
-                    p[6],
-                    show(row.get("transaction_type").or(row.get("payment_id"))),
-                    show(row.get("token"))
-                ),
-            )
-        });
-    }
-    judge.outcome()
+    let p: Vec<i128> = [
+        "gross_amount",
+        "fee_amount",
+        "sales_tax_on_fee_amount",
+        "sales_tax_withholding_amount",
+        "income_tax_withholding_amount",
+        "digital_tax_amount",
+        "net_amount",
+    ]
+    .iter()
+    .map(|f| amount(f))
+    .collect::<Option<_>>()?;
+    let expected = p[0] - p[1] - p[2] - p[3] - p[4] - p[5];
+    (expected != p[6]).then(|| {
+        format!(
+            "net_amount {} but gross minus fee and taxes is {expected} ({} {})",
+            p[6],
+            show(row.get("transaction_type").or(row.get("payment_id"))),
+            show(row.get("token"))
+        )
+    })
+}
+
+fn net(e: &Exchange) -> Option<String> {
+    let charges = e
+        .op()
+        .filter(|o| o.name == "charges")
+        .and_then(|_| e.data())
+        .and_then(net_of)
+        .map(|why| format!("charges: {why}"));
+    first_of(
+        charges.into_iter().chain(
+            rows_of(e, "transactions", "transactions")
+                .filter_map(net_of)
+                .map(|why| format!("transactions: {why}")),
+        ),
+    )
 }

@@ -1,14 +1,14 @@
 //! auth.*: every operation requires the key header; a missing, empty or
 //! wrong key gets 401 in the envelope form with error.unauthorized_access
-//! and a message about the key.
+//! and a message saying a partner access key is required.
 
 use proptest::prelude::*;
-use serde_json::Value;
 
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule};
+use crate::contract::{OPS, Op, OpId, Role};
 use crate::ctx::Ctx;
-use crate::http::{Auth, Exchange, Request, encode, show};
+use crate::http::{Auth, Exchange, Request};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -17,7 +17,12 @@ pub fn rules() -> Vec<Rule> {
             level: Level::Required,
             source: "API.md Authentication 1-2; Errors (401 envelope form)",
             summary: "a request without the key header gets 401 in the envelope form with error.unauthorized_access and a message about the key, on every operation",
-            faults: &["no-auth", "unauthorized-message", "text-errors"],
+            faults: &[
+                "no-auth",
+                "text-errors",
+                "unauthorized-message",
+                "unauthorized-key-message",
+            ],
             check: missing_key,
             observe: None,
         },
@@ -26,7 +31,12 @@ pub fn rules() -> Vec<Rule> {
             level: Level::Required,
             source: "API.md Authentication 1-2",
             summary: "an empty key gets 401 error.unauthorized_access, on every operation",
-            faults: &["accept-empty-key", "unauthorized-message", "text-errors"],
+            faults: &[
+                "accept-empty-key",
+                "text-errors",
+                "unauthorized-message",
+                "unauthorized-key-message",
+            ],
             check: empty_key,
             observe: None,
         },
@@ -35,98 +45,86 @@ pub fn rules() -> Vec<Rule> {
             level: Level::Required,
             source: "API.md Authentication 2",
             summary: "generated wrong keys get 401 error.unauthorized_access, on generated operations",
-            faults: &["accept-any-key", "unauthorized-message", "text-errors"],
+            faults: &[
+                "accept-any-key",
+                "text-errors",
+                "unauthorized-message",
+                "unauthorized-key-message",
+            ],
             check: wrong_key,
             observe: None,
         },
     ]
 }
 
-/// Every operation, with inputs that need no key to be refused. The
-/// writes are probed only when allowed, and even then with an id that
-/// names no key and a body that exports nothing.
-pub fn operations(ctx: &Ctx) -> Vec<Request> {
-    let batch = ctx
-        .found
-        .batches
-        .first()
-        .cloned()
-        .unwrap_or_else(|| format!("sb_{}", "0".repeat(36)));
-    let payment = ctx
-        .inputs
-        .payment_id
-        .clone()
-        .unwrap_or_else(|| "pm_conformance".into());
-    let rail = ctx
-        .inputs
-        .rail_merchant_id
-        .clone()
-        .unwrap_or_else(|| "mer_conformance".into());
-    let alias = ctx
-        .inputs
-        .alias_id
-        .clone()
-        .unwrap_or_else(|| "als_conformance".into());
-    let mut ops = vec![
-        Request::get(""),
-        Request::get("/keys"),
-        Request::get("/merchants"),
-        Request::get("/rail-merchants"),
-        Request::get(format!("/rail-merchants/{}", encode(&rail))),
-        Request::get("/qrs"),
-        Request::get(format!("/payments/{}/charges", encode(&payment))),
-        Request::get("/refunds"),
-        Request::get("/settlements/batches"),
-        Request::get(format!(
-            "/settlements/batches/{}/transactions",
-            encode(&batch)
-        )),
-        Request::get("/account-info").q(
-            "iban",
-            ctx.inputs
+/// A request of `op` with real inputs where the run knows them: every
+/// operation of the table. The writes are probed only when allowed, and
+/// even then with an id that names no key and a body that exports
+/// nothing.
+pub fn request(ctx: &Ctx, op: &Op) -> Option<Request> {
+    let id = match op.id {
+        OpId::Transactions => ctx
+            .model
+            .rows(OpId::Batches)
+            .first()
+            .and_then(|b| b["token"].as_str())
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("sb_{}", "0".repeat(36))),
+        OpId::Charges => ctx
+            .inputs
+            .payment_id
+            .clone()
+            .unwrap_or_else(|| "pm_conformance".into()),
+        OpId::RailMerchant => ctx
+            .inputs
+            .rail_merchant_id
+            .clone()
+            .unwrap_or_else(|| "mer_conformance".into()),
+        OpId::Alias => ctx
+            .inputs
+            .alias_id
+            .clone()
+            .unwrap_or_else(|| "als_conformance".into()),
+        OpId::Rotate => "ak_conformance_probe".into(),
+        _ => String::new(),
+    };
+    if op.is_write() && !ctx.options.allow_writes {
+        return None;
+    }
+    let mut r = match op.method {
+        "PUT" => Request::put(op.path_with(&id)),
+        "POST" => Request::post(op.path_with(&id), "{}"),
+        _ => Request::get(op.path_with(&id)),
+    };
+    // The lookups need their key to be more than a bad request.
+    if let Some(lookup) = op.role(|r| matches!(r, Role::Lookup(_))) {
+        let value = match (op.id, lookup.wire) {
+            (OpId::AccountInfo, "iban") => ctx
+                .inputs
                 .iban
                 .clone()
                 .unwrap_or_else(|| "PK00TEST0000000000000000".into()),
-        ),
-        Request::get("/title-fetch/alias")
-            .q("alias_type", "TILL_CODE")
-            .q(
-                "alias_value",
-                ctx.inputs.till_code.clone().unwrap_or_else(|| "0".into()),
-            ),
-        Request::get(format!("/alias/{}", encode(&alias))),
-        Request::get("/ledger/accounts"),
-        Request::get("/webhooks"),
-    ];
-    if ctx.options.allow_writes {
-        ops.push(Request::put("/keys/ak_conformance_probe/rotate"));
-        ops.push(Request::post("/settlements/report-exports", "{}"));
+            _ => ctx.inputs.till_code.clone().unwrap_or_else(|| "0".into()),
+        };
+        if op.id == OpId::TitleFetch {
+            r = r.q("alias_type", "TILL_CODE");
+        }
+        r = r.q(lookup.wire, value);
     }
-    ops
+    Some(r)
+}
+
+/// Every operation of the table, as [`request`] makes it.
+pub fn operations(ctx: &Ctx) -> Vec<Request> {
+    OPS.iter().filter_map(|op| request(ctx, op)).collect()
 }
 
 /// 401, envelope form, error.unauthorized_access, a message about the key.
 pub fn expect_unauthorized(c: &Check<'_>, e: &Exchange) -> Result<(), Failure> {
-    let why = match (e.status(), &e.json) {
-        (Some(401), Some(v)) => {
-            let code = v.pointer("/error/code");
-            let message = v.pointer("/error/message").and_then(Value::as_str);
-            if !v.get("api_version").is_some_and(Value::is_string) {
-                Some("401 without the envelope's api_version".to_owned())
-            } else if code != Some(&Value::from("error.unauthorized_access")) {
-                Some(format!("401 with error.code {}", show(code)))
-            } else if !message.is_some_and(|m| m.to_ascii_lowercase().contains("key")) {
-                Some(format!(
-                    "401 whose error.message {} does not say a key is required",
-                    show(v.pointer("/error/message"))
-                ))
-            } else {
-                None
-            }
-        }
-        (Some(401), None) => Some("401 with a body that is not JSON".to_owned()),
-        (Some(s), _) => Some(format!("answered {s} instead of 401")),
-        (None, _) => Some("no answer".to_owned()),
+    let why = match e.status() {
+        Some(401) => super::errors::form(e),
+        Some(s) => Some(format!("answered {s} instead of 401")),
+        None => Some("no answer".to_owned()),
     };
     match why {
         None => Ok(()),

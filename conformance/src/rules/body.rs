@@ -1,6 +1,6 @@
 //! body.*: every body, success or error, is JSON.
 
-use super::headers::from_log;
+use super::observe::from_log;
 use super::{Level, Rule};
 use crate::http::Exchange;
 

@@ -1,21 +1,24 @@
-//! client.decodes: the typed aggpay client reads what the server sends.
+//! client.decodes: the typed aggpay client reads what the server sends,
+//! in every answer of the run.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::support::Judge;
-use super::{Check, Level, Outcome, Rule};
+use super::observe::from_log;
+use super::{Level, Rule};
+use crate::contract::OpId;
+use crate::http::Exchange;
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "client.decodes",
         level: Level::Required,
         source: "API.md Resources (the aggpay client's models follow them)",
-        summary: "the typed aggpay client decodes every sampled record",
+        summary: "the typed aggpay client decodes every record of every answer",
         faults: &[
             "missing-field",
-            "numeric-id-as-number",
             "wrong-txn-prefix",
+            "numeric-id-as-number",
             "short-batch-token",
             "decimal-amounts",
             "lowercase-currency",
@@ -24,9 +27,10 @@ pub fn rules() -> Vec<Rule> {
             "unlinked-merchant-bad-timestamp",
             "dynamic-qr-prefix",
             "bank-account-bad-id",
+            "later-pages-drop-field",
         ],
-        check: client_decodes,
-        observe: None,
+        check: |c| from_log(c, true),
+        observe: Some(decodes),
     }]
 }
 
@@ -46,48 +50,29 @@ fn rows<T: DeserializeOwned>(data: &Value, key: &str) -> Result<(), String> {
         .try_for_each(|(i, row)| decode::<T>(row).map_err(|e| format!("{key}[{i}]: {e}")))
 }
 
-fn client_decodes(c: &Check<'_>) -> Outcome {
+fn decodes(e: &Exchange) -> Option<String> {
     use aggpay::*;
-    let mut judge = Judge::default();
-    for sample in &c.ctx.samples {
-        let Some(data) = sample.exchange.data() else {
-            continue;
-        };
-        let result = match sample.op {
-            "aggregator" => decode::<Aggregator>(data),
-            "keys" => rows::<AccessKey>(data, "keys"),
-            "rotate" => decode::<AccessKey>(data),
-            "merchants" => rows::<AggregatorMerchant>(data, "merchants"),
-            "rail-merchants" => rows::<RailMerchant>(data, "merchants"),
-            "rail-merchant" => decode::<RailMerchant>(data),
-            "qrs" | "qrs-dynamic" => rows::<QrCode>(data, "qr_codes"),
-            "charges" => decode::<PaymentCharges>(data),
-            "refunds" => rows::<Refund>(data, "keys"),
-            "batches" => rows::<SettlementBatch>(data, "batches"),
-            "transactions" => rows::<Transaction>(data, "transactions"),
-            "report-export" | "report-export-merchant" => {
-                decode::<ReportExport>(&data["report_export"])
-            }
-            "account-info" | "account-info-mobile" | "title-fetch" => decode::<AccountInfo>(data),
-            "alias" => decode::<Alias>(data),
-            "ledger" => decode::<LedgerAccount>(data),
-            "webhooks" => rows::<WebhookEndpoint>(data, "endpoints"),
-            // Payout elements are not shown by API.md: `wire.payout-shape`.
-            _ => continue,
-        };
-        judge.check(result.is_ok(), || {
-            c.fail(
-                &sample.exchange,
-                format!(
-                    "{}: the aggpay client cannot decode it: {}",
-                    sample.op,
-                    result.err().unwrap_or_default()
-                ),
-            )
-        });
-    }
-    if judge.cases == 0 {
-        return Outcome::skipped("no operation answered with a success to decode");
-    }
-    judge.outcome()
+    let (op, data) = (e.op()?, e.data()?);
+    let result = match op.id {
+        OpId::Aggregator => decode::<Aggregator>(data),
+        OpId::Keys => rows::<AccessKey>(data, "keys"),
+        OpId::Rotate => decode::<AccessKey>(data),
+        OpId::Merchants => rows::<AggregatorMerchant>(data, "merchants"),
+        OpId::RailMerchants => rows::<RailMerchant>(data, "merchants"),
+        OpId::RailMerchant => decode::<RailMerchant>(data),
+        OpId::Qrs => rows::<QrCode>(data, "qr_codes"),
+        OpId::Charges => decode::<PaymentCharges>(data),
+        OpId::Refunds => rows::<Refund>(data, "keys"),
+        OpId::Batches => rows::<SettlementBatch>(data, "batches"),
+        OpId::Transactions => rows::<Transaction>(data, "transactions"),
+        OpId::ReportExport => decode::<ReportExport>(&data["report_export"]),
+        OpId::AccountInfo | OpId::TitleFetch => decode::<AccountInfo>(data),
+        OpId::Alias => decode::<Alias>(data),
+        OpId::Ledger => decode::<LedgerAccount>(data),
+        OpId::Webhooks => rows::<WebhookEndpoint>(data, "endpoints"),
+    };
+    // Payout elements are not shown by API.md: `wire.payout-shape`.
+    result
+        .err()
+        .map(|why| format!("{}: the aggpay client cannot decode it: {why}", op.name))
 }

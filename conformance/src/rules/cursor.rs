@@ -1,30 +1,39 @@
 //! cursor.*: cursor pagination of settlement batches and of a batch's
-//! transactions.
-
-use std::collections::HashSet;
+//! transactions and payouts, judged exactly against the model: the
+//! default and largest pages, the order, whole walks, the counts on every
+//! page, the end of a walk.
 
 use proptest::prelude::*;
 use serde_json::Value;
 
-use super::support::{Judge, num};
+use super::paging::{Got, due, fetch, judge_rows, judge_walk, walk};
+use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule};
-use crate::ctx::Ctx;
-use crate::http::{Exchange, Request, encode, show};
+use crate::contract::OpId;
+use crate::http::{Request, encode};
+use crate::model::ListModel;
+use crate::model::expect::{Expected, Order};
 
-/// Pages a walk may take beyond the count's promise before it is endless.
-const SLACK_PAGES: u64 = 3;
-/// Rows a walk judges at most: a longer list (a million-row batch at a
-/// remote staging) is judged on a prefix.
-const WALK_ROWS: u64 = 3_000;
+/// Pages a walk at a small page size takes: at a remote staging every
+/// page is a round trip.
+const SMALL_WALK_PAGES: u64 = 8;
+/// Pages a walk of a large list (read in windows) takes.
+const PREFIX_PAGES: u64 = 3;
+/// A list up to this many rows (by its count) is walked to its end.
+const WHOLE_WALK_ROWS: u64 = 300;
 
 pub fn rules() -> Vec<Rule> {
     vec![
         Rule {
             id: "cursor.default-limit",
             level: Level::Required,
-            source: "API.md Settlements (page size default 30, 0 means the default); Limits",
-            summary: "without a limit, or with 0, a cursor list page holds 30 rows (or all when fewer match)",
-            faults: &["default-limit-10"],
+            source: "API.md Settlements (page size default 30, 0 means the default; invalid or empty direction means DESC); Limits",
+            summary: "without a limit, or with 0, a cursor list's first page is exactly its first 30 rows (newest first without a direction)",
+            faults: &[
+                "default-limit-10",
+                "later-pages-drop-field",
+                "cursor-skips-row",
+            ],
             check: default_limit,
             observe: None,
         },
@@ -32,8 +41,8 @@ pub fn rules() -> Vec<Rule> {
             id: "cursor.max-limit",
             level: Level::Required,
             source: "API.md Settlements (maximum 100); Limits",
-            summary: "generated limits: never more than min(limit, 100) rows; 400 or a capped page above 100",
-            faults: &["no-limit-cap"],
+            summary: "limits 1 to 100 give exactly that many first rows; above 100 (beyond 64 bits too), 400 or exactly the first 100",
+            faults: &["no-limit-cap", "huge-number-500"],
             check: max_limit,
             observe: None,
         },
@@ -41,8 +50,12 @@ pub fn rules() -> Vec<Rule> {
             id: "cursor.order",
             level: Level::Required,
             source: "API.md Settlements (sort direction: uppercase only, on the numeric id, invalid or empty means DESC); Limits",
-            summary: "generated directions: exactly ASC sorts ascending on id; anything else (lowercase, empty, garbage) descending",
-            faults: &["lowercase-asc", "numeric-id-as-number"],
+            summary: "generated directions: exactly ASC gives the first rows ascending on id; anything else (lowercase, empty, garbage) the last rows descending",
+            faults: &[
+                "lowercase-asc",
+                "later-pages-drop-field",
+                "cursor-skips-row",
+            ],
             check: order,
             observe: None,
         },
@@ -50,42 +63,33 @@ pub fn rules() -> Vec<Rule> {
             id: "cursor.walk",
             level: Level::Required,
             source: "API.md Settlements (cursor: pass the previous next_cursor); Conventions 5",
-            summary: "a full walk, ASC and DESC at several limits, visits filtered_count rows exactly once, in order, and ends",
+            summary: "walks ASC and DESC at several page sizes serve exactly the list's rows, once each, in order, with the same counts on every page, and end",
             faults: &[
                 "cursor-repeat",
                 "numeric-id-as-number",
                 "default-limit-10",
                 "cursor-inclusive",
+                "payouts-in-transactions",
                 "past-end-wraps",
+                "later-pages-drop-field",
+                "later-pages-count-drift",
+                "cursor-skips-row",
             ],
-            check: walk,
+            check: walks,
             observe: None,
         },
         Rule {
             id: "cursor.counts",
             level: Level::Required,
             source: "API.md Conventions 5 (filtered_count and total_count, numeric strings)",
-            summary: "filtered_count and total_count are numeric strings and filtered_count <= total_count",
-            faults: &["filtered-exceeds-total"],
+            summary: "filtered_count is the rows matching and total_count the whole list, numeric strings, on every cursor list and status filter",
+            faults: &[
+                "filtered-exceeds-total",
+                "status-filter-ignored",
+                "payouts-in-transactions",
+                "cursor-skips-row",
+            ],
             check: counts,
-            observe: None,
-        },
-        Rule {
-            id: "cursor.status-filter",
-            level: Level::Required,
-            source: "API.md Settlements (status 0..3); States (Settlement batch status)",
-            summary: "status=N lists only batches whose status is the name of N",
-            faults: &["status-filter-ignored"],
-            check: status_filter,
-            observe: None,
-        },
-        Rule {
-            id: "cursor.batch-filter",
-            level: Level::Required,
-            source: "API.md Settlements (batch token restricts to one batch)",
-            summary: "batch_id=TOKEN lists that batch only",
-            faults: &["batch-filter-ignored", "short-batch-token"],
-            check: batch_filter,
             observe: None,
         },
         Rule {
@@ -101,7 +105,7 @@ pub fn rules() -> Vec<Rule> {
             id: "cursor.only-settlement-txns",
             level: Level::Required,
             source: "API.md Settlements (only_settlement_txns)",
-            summary: "only_settlement_txns=true empties transactions; false, or no flag (the default), empties settlement_transactions",
+            summary: "only_settlement_txns=true gives the batch's payouts and no transactions; false, or no flag (the default), its transactions and no payouts",
             faults: &["payouts-in-transactions", "short-batch-token"],
             check: only_settlement_txns,
             observe: None,
@@ -110,13 +114,16 @@ pub fn rules() -> Vec<Rule> {
             id: "cursor.end",
             level: Level::Required,
             source: "API.md Settlements (cursor: omit or 0 for the first page; pass the previous next_cursor); Limits",
-            summary: "a walk whose rows are an exact multiple of the page size ends with every row once; a cursor at the last row gives an empty page; cursor=0 is the first page",
+            summary: "cursor=0 is the first page; a walk whose rows are an exact multiple of the page ends with every row once, the last page's cursor giving an empty page",
             faults: &[
-                "past-end-wraps",
                 "cursor-zero-literal",
                 "numeric-id-as-number",
                 "cursor-repeat",
                 "cursor-inclusive",
+                "past-end-wraps",
+                "later-pages-drop-field",
+                "later-pages-count-drift",
+                "cursor-skips-row",
             ],
             check: end,
             observe: None,
@@ -124,141 +131,123 @@ pub fn rules() -> Vec<Rule> {
     ]
 }
 
-/// One cursor list of the server.
-#[derive(Debug, Clone)]
-pub(super) struct List {
-    pub(super) name: &'static str,
-    path: String,
-    rows: &'static str,
-}
-
-pub(super) fn lists(ctx: &Ctx) -> Vec<List> {
-    let mut out = vec![List {
-        name: "batches",
-        path: "/settlements/batches".into(),
-        rows: "batches",
-    }];
-    if let Some((token, _)) = &ctx.found.busy_batch {
-        out.push(List {
-            name: "transactions",
-            path: format!("/settlements/batches/{}/transactions", encode(token)),
-            rows: "transactions",
-        });
-    }
+/// The cursor lists judged: the batches, the largest transactions list
+/// read, a small one, and payouts.
+fn cursor_lists<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
+    let model = &c.ctx.model;
+    let mut out: Vec<&ListModel> = model.list(OpId::Batches).into_iter().collect();
+    let txns = model.transaction_lists();
+    out.extend(txns.first().copied());
+    out.extend(
+        txns.iter()
+            .rev()
+            .find(|l| l.complete && l.len.is_some_and(|n| (2..=100).contains(&n)))
+            .copied(),
+    );
+    out.extend(
+        model
+            .lists(OpId::Transactions)
+            .filter(|l| !l.source.base.is_empty())
+            .take(1),
+    );
+    out.retain(|l| l.usable().is_ok());
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|l| seen.insert(l.source.label.clone()));
     out
 }
 
-/// A page: the exchange, its rows and counts when it answered 2xx.
-pub(super) struct Page {
-    pub(super) e: Exchange,
-    pub(super) rows: Option<Vec<Value>>,
-    next: Option<String>,
-    filtered: Option<u64>,
-    total: Option<u64>,
-}
-
-pub(super) fn page(c: &Check<'_>, list: &List, query: &[(&str, String)]) -> Page {
-    let mut r = Request::get(list.path.clone());
-    for (k, v) in query {
-        r = r.q(k, v);
-    }
-    let e = c.send(r);
-    let data = e.data();
-    let rows = data.and_then(|d| d[list.rows].as_array()).cloned();
-    let next = data
-        .and_then(|d| d["next_cursor"].as_str())
-        .map(str::to_owned);
-    let filtered = data.and_then(|d| num(&d["count"]["filtered_count"]));
-    let total = data.and_then(|d| num(&d["count"]["total_count"]));
-    Page {
-        e,
-        rows,
-        next,
-        filtered,
-        total,
-    }
-}
-
-pub(super) fn ids(rows: &[Value]) -> Result<Vec<u64>, String> {
-    rows.iter()
-        .map(|r| {
-            num(&r["id"]).ok_or_else(|| format!("row id {} is not numeric", show(r.get("id"))))
-        })
+fn query(pairs: &[(&str, String)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
         .collect()
 }
 
-fn rows_or_fail<'p>(c: &Check<'_>, p: &'p Page, what: &str) -> Result<&'p Vec<Value>, Failure> {
-    p.rows
-        .as_ref()
-        .ok_or_else(|| c.fail(&p.e, format!("{what}: no rows array in a success answer")))
+/// The first page for `query`, judged as `expected.slice(0, rows)`.
+fn first_page(
+    c: &Check<'_>,
+    list: &ListModel,
+    q: &[(String, String)],
+    expected: &Expected,
+    rows: usize,
+    what: &str,
+) -> Result<Got, Failure> {
+    let got = fetch(c, &list.source, q);
+    judge_rows(c, &got, list, &expected.slice(0, rows), what)?;
+    Ok(got)
 }
 
 fn default_limit(c: &Check<'_>) -> Outcome {
-    let ctx = c.ctx;
-    let mut judge = Judge::default();
-    for list in lists(ctx) {
-        for query in [vec![], vec![("limit", "0".to_owned())]] {
-            let p = page(c, &list, &query);
-            let rows = match rows_or_fail(c, &p, list.name) {
-                Ok(r) => r,
-                Err(f) => {
-                    judge.check(false, || f);
-                    continue;
-                }
-            };
-            let expected = p.filtered.map_or(30, |f| f.min(30)) as usize;
-            judge.check(rows.len() == expected, || {
-                c.fail(
-                    &p.e,
-                    format!(
-                        "{}: {} rows, expected {expected} (default 30; filtered_count {})",
-                        list.name,
-                        rows.len(),
-                        p.filtered
-                            .map_or_else(|| "unreadable".to_owned(), |f| f.to_string())
-                    ),
-                )
-            });
+    let mut cases = Vec::new();
+    for list in cursor_lists(c) {
+        for (q, direction) in [
+            (vec![], None),
+            (vec![("limit", "0".to_owned())], None),
+            (
+                vec![("limit", "0".to_owned()), ("direction", "ASC".to_owned())],
+                Some("ASC"),
+            ),
+        ] {
+            cases.push((list, query(&q), direction));
         }
     }
+    let results = c.map(&cases, |(list, q, direction)| {
+        let what = format!("{} {q:?}", list.source.label);
+        first_page(c, list, q, &due(list, &[], *direction), 30, &what).map(|_| ())
+    });
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
     judge.outcome()
 }
 
 fn max_limit(c: &Check<'_>) -> Outcome {
-    let ctx = c.ctx;
-    let lists = lists(ctx);
-    let n = lists.len();
-    let limits = prop_oneof![
-        (1u64..=100).prop_map(|l| l.to_string()),
-        (101u64..=100_000).prop_map(|l| l.to_string()),
-        Just(u64::MAX.to_string()),
-        Just("99999999999999999999999".to_owned()),
+    let limits = [
+        "1",
+        "7",
+        "99",
+        "100",
+        "101",
+        "1000",
+        "18446744073709551615",
+        "99999999999999999999999",
     ];
-    c.property((0..n, limits), |(i, limit)| {
-        let p = page(c, &lists[*i], &[("limit", limit.clone())]);
-        let asked = limit.parse::<u64>().unwrap_or(u64::MAX);
-        match p.e.status() {
-            Some(400) if asked > 100 => Ok(()),
-            _ if !p.e.success() => Err(c.fail(&p.e, format!("limit {limit}: not a success"))),
-            _ => {
-                let rows = rows_or_fail(c, &p, lists[*i].name)?;
-                let cap = asked.min(100) as usize;
-                if rows.len() > cap {
-                    Err(c.fail(
-                        &p.e,
-                        format!("limit {limit}: {} rows, more than {cap}", rows.len()),
-                    ))
-                } else {
-                    Ok(())
-                }
-            }
+    let mut cases = Vec::new();
+    for (i, list) in cursor_lists(c).into_iter().enumerate() {
+        // Every size on the batches; on the other lists, the edges.
+        for limit in limits
+            .iter()
+            .filter(|l| i == 0 || ["1", "100", "101", "99999999999999999999999"].contains(l))
+        {
+            cases.push((list, *limit));
         }
-    })
+    }
+    let results = c.map(&cases, |(list, limit)| {
+        let q = query(&[("limit", (*limit).to_owned()), ("direction", "ASC".into())]);
+        let got = fetch(c, &list.source, &q);
+        let asked = limit.parse::<u64>().unwrap_or(u64::MAX);
+        let what = format!("{} limit {limit}", list.source.label);
+        if got.e.status() == Some(400) && asked > 100 {
+            return Ok(());
+        }
+        let rows = asked.min(100) as usize;
+        judge_rows(
+            c,
+            &got,
+            list,
+            &due(list, &[], Some("ASC")).slice(0, rows),
+            &what,
+        )
+    });
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
+    judge.outcome()
 }
 
 fn order(c: &Check<'_>) -> Outcome {
-    let ctx = c.ctx;
-    let lists = lists(ctx);
+    let lists = cursor_lists(c);
+    if lists.is_empty() {
+        return Outcome::skipped("no cursor list could be read");
+    }
     let n = lists.len();
     let directions = prop_oneof![
         Just("ASC".to_owned()),
@@ -270,368 +259,152 @@ fn order(c: &Check<'_>) -> Outcome {
         "[A-Za-z]{1,8}",
     ];
     c.property((0..n, directions, 2u64..=60), |(i, direction, limit)| {
-        let p = page(
-            c,
-            &lists[*i],
-            &[
-                ("direction", direction.clone()),
-                ("limit", limit.to_string()),
-            ],
+        let list = lists[*i];
+        let q = query(&[
+            ("direction", direction.clone()),
+            ("limit", limit.to_string()),
+        ]);
+        let expected = due(list, &[], Some(direction));
+        let what = format!(
+            "{} direction {direction:?} limit {limit}",
+            list.source.label
         );
-        let rows = rows_or_fail(c, &p, lists[*i].name)?;
-        let ids = ids(rows).map_err(|why| c.fail(&p.e, why))?;
-        let ascending = direction == "ASC";
-        let ordered = ids
-            .windows(2)
-            .all(|w| if ascending { w[0] < w[1] } else { w[0] > w[1] });
-        if ordered {
-            Ok(())
-        } else {
-            let want = if ascending { "ascending" } else { "descending" };
-            Err(c.fail(
-                &p.e,
-                format!("direction {direction:?}: ids {ids:?} are not strictly {want}"),
-            ))
-        }
+        first_page(c, list, &q, &expected, *limit as usize, &what).map(|_| ())
     })
 }
 
-/// Walks a list to its end under WIRE.md's end rules, judging everything.
-fn walk_one(
-    c: &Check<'_>,
-    list: &List,
-    direction: &str,
-    limit: Option<u64>,
-) -> Result<u64, Failure> {
-    let mut query = vec![("direction", direction.to_owned())];
-    if let Some(l) = limit {
-        query.push(("limit", l.to_string()));
+/// The walks of one list: whole ones when the model knows the whole list,
+/// prefixes of a few pages otherwise.
+fn walks_of(list: &ListModel) -> Vec<(&'static str, Option<u64>, u64)> {
+    // A list the server says is small is walked whole even when its model
+    // is not (its walk did not end where the count said it would).
+    let len = list.len.unwrap_or(0);
+    if !list.complete && len > WHOLE_WALK_ROWS {
+        return vec![
+            ("ASC", Some(37), PREFIX_PAGES),
+            ("DESC", Some(100), PREFIX_PAGES),
+            ("DESC", None, PREFIX_PAGES),
+        ];
     }
-    let effective = limit.filter(|l| *l > 0).unwrap_or(30).min(100);
-    let first = page(c, list, &query);
-    let Some(filtered) = first.filtered else {
-        return Err(c.fail(
-            &first.e,
-            format!("{}: no numeric filtered_count", list.name),
-        ));
-    };
-    let budget = filtered.min(WALK_ROWS).div_ceil(effective) + SLACK_PAGES;
-    let mut seen = HashSet::new();
-    let mut last: Option<u64> = None;
-    let mut cursors = HashSet::new();
-    let mut current = first;
-    for pages in 1..=budget {
-        let rows = rows_or_fail(c, &current, list.name)?.clone();
-        let ids = ids(&rows).map_err(|why| c.fail(&current.e, why))?;
-        for id in ids {
-            if !seen.insert(id) {
-                return Err(c.fail(
-                    &current.e,
-                    format!("{} {direction}: row {id} served twice", list.name),
-                ));
-            }
-            if let Some(prev) = last {
-                let forward = if direction == "ASC" {
-                    id > prev
-                } else {
-                    id < prev
-                };
-                if !forward {
-                    return Err(c.fail(
-                        &current.e,
-                        format!("{} {direction}: row {id} after {prev}", list.name),
-                    ));
-                }
-            }
-            last = Some(id);
+    let small = len.div_ceil(SMALL_WALK_PAGES).clamp(2, 100);
+    let pages = |limit: u64| len.div_ceil(limit) + 2;
+    vec![
+        ("DESC", None, pages(30)),
+        ("ASC", Some(100), pages(100)),
+        ("ASC", Some(small), pages(small)),
+    ]
+}
+
+fn walks(c: &Check<'_>) -> Outcome {
+    let mut cases = Vec::new();
+    for list in cursor_lists(c) {
+        for (direction, limit, pages) in walks_of(list) {
+            cases.push((list, direction, limit, pages));
         }
-        let next = current.next.clone().unwrap_or_default();
-        let ended =
-            rows.is_empty() || (rows.len() as u64) < effective || next.is_empty() || next == "0";
-        if ended || seen.len() as u64 >= WALK_ROWS {
-            let count = seen.len() as u64;
-            if count != filtered && count < WALK_ROWS {
-                return Err(c.fail(&current.e,
-                    format!(
-                        "{} {direction} limit {limit:?}: the walk saw {count} rows in {pages} pages but filtered_count is {filtered}",
-                        list.name
-                    ),
-                ));
-            }
-            return Ok(count);
-        }
-        if !cursors.insert(next.clone()) {
+    }
+    let results = c.map(&cases, |(list, direction, limit, pages)| {
+        let q = query(&[("direction", (*direction).to_owned())]);
+        let what = format!("{} {direction} walk at limit {limit:?}", list.source.label);
+        let (walked, last) = walk(c, &list.source, &q, *limit, *pages, &what)?;
+        let whole = list.complete || list.len.is_some_and(|n| n <= WHOLE_WALK_ROWS);
+        if whole && walked.pages >= *pages {
             return Err(c.fail(
-                &current.e,
-                format!("{} {direction}: next_cursor {next} repeated", list.name),
-            ));
-        }
-        let mut q = query.clone();
-        q.push(("cursor", next));
-        current = page(c, list, &q);
-    }
-    Err(c.fail(&current.e,
-        format!(
-            "{} {direction} limit {limit:?}: no end after {budget} pages ({filtered} rows promised)",
-            list.name
-        ),
-    ))
-}
-
-/// Pages a small-limit walk may take: at a remote staging every page is
-/// a round trip, so a small page size walks a prefix-sized list.
-const SMALL_WALK_PAGES: u64 = 24;
-
-fn walk(c: &Check<'_>) -> Outcome {
-    let mut walks = Vec::new();
-    for list in lists(c.ctx) {
-        // The smallest page that still walks the list in a few pages.
-        let count = page(c, &list, &[("limit", "1".into())])
-            .filtered
-            .unwrap_or(0);
-        let small = count.div_ceil(SMALL_WALK_PAGES).clamp(7, 100);
-        for (direction, limit) in [
-            ("DESC", None),
-            ("ASC", Some(100)),
-            ("DESC", Some(37)),
-            ("ASC", Some(small)),
-        ] {
-            walks.push((list.clone(), direction, limit));
-        }
-    }
-    let mut judge = Judge::default();
-    for result in c.map(&walks, |(list, direction, limit)| {
-        walk_one(c, list, direction, *limit)
-    }) {
-        match result {
-            Ok(rows) => judge.cases += rows.max(1),
-            Err(f) => judge.check(false, || f),
-        }
-    }
-    judge.outcome()
-}
-
-/// A page size that makes `count` rows an exact multiple of it, in a few
-/// pages (at most 30), or `None`.
-fn exact_limit(count: u64) -> Option<u64> {
-    if count == 0 {
-        return None;
-    }
-    (2..=100)
-        .rev()
-        .find(|l| count.is_multiple_of(*l) && count / l <= 30 && count / l >= 2)
-        .or((count <= 100).then_some(count))
-}
-
-fn end(c: &Check<'_>) -> Outcome {
-    let lists = lists(c.ctx);
-    // Each list and direction on its own: their walks are sequential
-    // chains of pages, but independent of each other.
-    let jobs: Vec<(&List, &str)> = lists
-        .iter()
-        .flat_map(|l| [(l, "ASC"), (l, "DESC")])
-        .collect();
-    let mut judge = Judge::default();
-    let mut walked = false;
-    for (cases, failures, did_walk) in c.map(&jobs, |(list, direction)| end_of(c, list, direction))
-    {
-        judge.cases += cases;
-        walked |= did_walk;
-        for f in failures {
-            judge.check(false, || f);
-        }
-    }
-    if !walked && judge.cases == 0 {
-        return Outcome::skipped("no cursor list had rows");
-    }
-    judge.outcome()
-}
-
-/// `cursor.end` on one list in one direction: cursor=0 is the first
-/// page; a walk at a page size dividing the row count ends with every
-/// row once; a cursor at the last row, or past it, gives an empty page.
-/// Returns the cases, the failures, and whether a walk was made.
-fn end_of(c: &Check<'_>, list: &List, direction: &str) -> (u64, Vec<Failure>, bool) {
-    let mut cases = 0;
-    let mut failures = Vec::new();
-    let first_pages = [
-        vec![
-            ("direction", direction.to_owned()),
-            ("limit", "5".to_owned()),
-        ],
-        vec![
-            ("direction", direction.to_owned()),
-            ("limit", "5".to_owned()),
-            ("cursor", "0".to_owned()),
-        ],
-        vec![("limit", "1".to_owned())],
-    ];
-    let answers = c.map(&first_pages, |query| page(c, list, query));
-    let [plain, zero, one] = &answers[..] else {
-        unreachable!("three queries, three pages")
-    };
-    cases += 1;
-    let same = plain.rows.as_ref().map(|r| ids(r).ok()) == zero.rows.as_ref().map(|r| ids(r).ok());
-    if !(same && zero.rows.as_ref().is_some_and(|r| !r.is_empty())) {
-        failures.push(c.fail(
-            &zero.e,
-            format!("{} {direction}: cursor=0 is not the first page", list.name),
-        ));
-    }
-    let Some(limit) = one.filtered.and_then(exact_limit) else {
-        return (cases, failures, false);
-    };
-    match walk_one(c, list, direction, Some(limit)) {
-        Ok(rows) => cases += rows.max(1),
-        Err(f) => failures.push(f),
-    }
-    // A cursor at the last row of the walk, and one past it.
-    let reverse = if direction == "ASC" { "DESC" } else { "ASC" };
-    let last_page = page(
-        c,
-        list,
-        &[("direction", reverse.into()), ("limit", "1".into())],
-    );
-    let Some(edge) = last_page
-        .rows
-        .as_ref()
-        .and_then(|r| ids(r).ok())
-        .and_then(|ids| ids.first().copied())
-    else {
-        return (cases, failures, true);
-    };
-    let past = if direction == "ASC" {
-        edge.saturating_add(1)
-    } else {
-        edge.saturating_sub(1).max(1)
-    };
-    let edges = [edge, past];
-    let pages = c.map(&edges, |cursor| {
-        page(
-            c,
-            list,
-            &[
-                ("direction", direction.into()),
-                ("limit", limit.to_string()),
-                ("cursor", cursor.to_string()),
-            ],
-        )
-    });
-    for (cursor, p) in edges.iter().zip(&pages) {
-        cases += 1;
-        let empty = p.e.success() && p.rows.as_ref().is_some_and(Vec::is_empty);
-        if !empty {
-            failures.push(c.fail(
-                &p.e,
+                &last.e,
                 format!(
-                    "{} {direction}: cursor {cursor} at or past the last row ({edge}) is not an empty page",
-                    list.name
+                    "{what}: no end after {} pages ({} rows promised)",
+                    walked.pages,
+                    list.len.unwrap_or(0)
                 ),
             ));
         }
-    }
-    (cases, failures, true)
+        judge_walk(
+            c,
+            list,
+            &walked,
+            &last,
+            &due(list, &[], Some(direction)),
+            whole,
+            &what,
+        )
+    });
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
+    judge.outcome()
 }
 
 fn counts(c: &Check<'_>) -> Outcome {
-    let ctx = c.ctx;
-    let mut judge = Judge::default();
-    let mut queries: Vec<(List, Vec<(&str, String)>)> =
-        lists(ctx).into_iter().map(|l| (l, vec![])).collect();
-    for s in 0..4 {
-        queries.push((lists(ctx)[0].clone(), vec![("status", s.to_string())]));
-    }
-    for (list, q) in queries {
-        let p = page(c, &list, &q);
-        let data = p.e.data();
-        let (f, t) = (
-            data.map(|d| &d["count"]["filtered_count"]),
-            data.map(|d| &d["count"]["total_count"]),
-        );
-        match (p.filtered, p.total) {
-            (Some(filtered), Some(total)) => judge.check(filtered <= total, || {
-                c.fail(
-                    &p.e,
-                    format!(
-                        "{} {q:?}: filtered_count {filtered} > total_count {total}",
-                        list.name
-                    ),
-                )
-            }),
-            _ => judge.check(false, || {
-                c.fail(
-                    &p.e,
-                    format!(
-                        "{}: counts {} / {} are not numeric strings",
-                        list.name,
-                        show(f),
-                        show(t)
-                    ),
-                )
-            }),
+    let mut cases: Vec<(&ListModel, Vec<(String, String)>)> = cursor_lists(c)
+        .into_iter()
+        .map(|l| (l, Vec::new()))
+        .collect();
+    if let Some(batches) = c
+        .ctx
+        .model
+        .list(OpId::Batches)
+        .filter(|l| l.usable().is_ok())
+    {
+        for s in 0..4 {
+            cases.push((batches, query(&[("status", s.to_string())])));
         }
     }
-    judge.outcome()
-}
-
-const STATUS_NAMES: [&str; 4] = [
-    "BATCH_CREATED",
-    "BATCH_PROCESSING",
-    "BATCH_COMPLETED",
-    "BATCH_FAILED",
-];
-
-fn status_filter(c: &Check<'_>) -> Outcome {
-    let ctx = c.ctx;
-    let list = &lists(ctx)[0];
-    let mut judge = Judge::default();
-    for (code, name) in STATUS_NAMES.iter().enumerate() {
-        let p = page(
-            c,
-            list,
-            &[("status", code.to_string()), ("limit", "100".into())],
-        );
-        match rows_or_fail(c, &p, "batches") {
-            Ok(rows) => {
-                for row in rows {
-                    judge.check(row["status"] == *name, || {
-                        c.fail(
-                            &p.e,
-                            format!(
-                                "status={code}: batch {} has status {}",
-                                show(row.get("id")),
-                                show(row.get("status"))
-                            ),
-                        )
-                    });
-                }
-            }
-            Err(f) => judge.check(false, || f),
+    let results = c.map(&cases, |(list, q)| {
+        let got = fetch(c, &list.source, q);
+        let what = format!("{} {q:?}", list.source.label);
+        let data = got.e.data();
+        let raw = |k: &str| data.map(|d| &d["count"][k]);
+        let (Some(filtered), Some(total)) = (got.count, got.total) else {
+            return Err(c.fail(
+                &got.e,
+                format!(
+                    "{what}: counts {} / {} are not numeric strings",
+                    crate::http::show(raw("filtered_count")),
+                    crate::http::show(raw("total_count"))
+                ),
+            ));
+        };
+        if !raw("filtered_count").is_some_and(Value::is_string) {
+            return Err(c.fail(&got.e, format!("{what}: filtered_count is not a string")));
         }
-    }
-    judge.outcome()
-}
-
-fn batch_filter(c: &Check<'_>) -> Outcome {
-    let ctx = c.ctx;
-    if ctx.found.batches.is_empty() {
-        return Outcome::skipped("no settlement batch was listed");
-    }
-    let list = &lists(ctx)[0];
-    let mut judge = Judge::default();
-    for token in ctx.found.batches.iter().step_by(7).take(4) {
-        let p = page(c, list, &[("batch_id", token.clone())]);
-        match rows_or_fail(c, &p, "batches") {
-            Ok(rows) => judge.check(
-                !rows.is_empty() && rows.iter().all(|r| r["token"] == token.as_str()),
-                || {
-                    let got: Vec<String> = rows.iter().map(|r| show(r.get("token"))).collect();
-                    c.fail(&p.e, format!("batch_id={token}: listed {got:?}"))
-                },
-            ),
-            Err(f) => judge.check(false, || f),
+        if filtered > total {
+            return Err(c.fail(
+                &got.e,
+                format!("{what}: filtered_count {filtered} > total_count {total}"),
+            ));
         }
-    }
+        let given: Vec<_> = q
+            .iter()
+            .filter_map(|(k, v)| {
+                list.source
+                    .op
+                    .param(k)
+                    .map(|p| crate::model::expect::Given::one(p, v.clone()))
+            })
+            .collect();
+        let expected = Expected::of(list, &given, Order::Forward);
+        if expected.whole
+            && !expected
+                .alternatives
+                .iter()
+                .any(|a| a.len() as u64 == filtered)
+        {
+            return Err(c.fail(
+                &got.e,
+                format!(
+                    "{what}: filtered_count {filtered}, but {} rows match",
+                    expected.alternatives.first().map_or(0, Vec::len)
+                ),
+            ));
+        }
+        match list.total {
+            Some(want) if want != total => Err(c.fail(
+                &got.e,
+                format!("{what}: total_count {total}, the unfiltered list says {want}"),
+            )),
+            _ => Ok(()),
+        }
+    });
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
     judge.outcome()
 }
 
@@ -669,48 +442,156 @@ fn bad_batch_token(c: &Check<'_>) -> Outcome {
 }
 
 fn only_settlement_txns(c: &Check<'_>) -> Outcome {
-    // A batch with transactions; else the first listed, whose answer must
-    // still have the shape (a server that fails every batch fails here).
-    let Some(token) = c.ctx.found.busy_batch.as_ref().map(|(t, _)| t).or(c
-        .ctx
-        .found
-        .batches
-        .first())
-    else {
-        return Outcome::skipped("no settlement batch was listed");
-    };
-    let path = format!("/settlements/batches/{}/transactions", encode(token));
-    let cases = [
-        (Some("true"), "transactions", "settlement_transactions"),
-        (Some("false"), "settlement_transactions", "transactions"),
-        (None, "settlement_transactions", "transactions"),
-    ];
-    let answers = c.map(&cases, |(flag, _, _)| {
-        let r = Request::get(path.clone());
-        c.send(match flag {
-            Some(f) => r.q("only_settlement_txns", f),
-            None => r,
+    let model = &c.ctx.model;
+    // No batch's rows could be read at all: that is the answer to judge.
+    if let Some(unread) = model
+        .lists(OpId::Transactions)
+        .filter(|l| l.source.base.is_empty())
+        .all(|l| l.usable().is_err())
+        .then(|| {
+            model
+                .lists(OpId::Transactions)
+                .find_map(|l| l.usable().err())
         })
-    });
-    let mut judge = Judge::default();
-    for ((flag, empty, other), e) in cases.iter().zip(&answers) {
-        let data = e.data();
-        let ok = data.is_some_and(|d| {
-            d[*empty].as_array().is_some_and(Vec::is_empty) && d[*other].is_array()
-        });
+        .flatten()
+    {
+        return Outcome::judged(
+            1,
+            vec![c.fail(
+                unread.exchange(),
+                "no batch's transactions could be read to judge only_settlement_txns",
+            )],
+        );
+    }
+    let Some(payouts) = model
+        .lists(OpId::Transactions)
+        .find(|l| !l.source.base.is_empty() && l.usable().is_ok())
+    else {
+        return Outcome::skipped("no batch's payouts could be read");
+    };
+    let Some(txns) = model
+        .lists(OpId::Transactions)
+        .find(|l| l.source.base.is_empty() && l.source.path == payouts.source.path)
+        .filter(|l| l.usable().is_ok())
+    else {
+        return Outcome::skipped("no batch's transactions could be read");
+    };
+    // Each flag, and the rows it must give: (flag, the list, the other
+    // rows key that must be empty).
+    let cases: [(Option<&str>, &ListModel, &str); 3] = [
+        (Some("true"), payouts, "transactions"),
+        (Some("false"), txns, "settlement_transactions"),
+        (None, txns, "settlement_transactions"),
+    ];
+    let results = c.map(&cases, |(flag, list, empty)| {
+        let mut r = Request::get(list.source.path.clone())
+            .q("direction", "ASC")
+            .q("limit", 100);
+        if let Some(f) = flag {
+            r = r.q("only_settlement_txns", f);
+        }
         let asked = flag.map_or_else(
             || "no only_settlement_txns".to_owned(),
             |f| format!("only_settlement_txns={f}"),
         );
-        judge.check(ok, || {
-            c.fail(
-                e,
+        let e = c.send(r);
+        let data = e.data();
+        if !data
+            .and_then(|d| d[*empty].as_array())
+            .is_some_and(Vec::is_empty)
+        {
+            return Err(c.fail(
+                &e,
                 format!(
                     "{asked}: {empty} is {}, expected []",
-                    show(data.and_then(|d| d.get(*empty)))
+                    crate::http::show(data.and_then(|d| d.get(*empty)))
                 ),
-            )
-        });
+            ));
+        }
+        let got = super::paging::read(e, &list.source);
+        judge_rows(
+            c,
+            &got,
+            list,
+            &due(list, &[], Some("ASC")).slice(0, 100),
+            &asked,
+        )
+    });
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
+    judge.outcome()
+}
+
+/// A page size that makes `count` rows an exact multiple of it, in a few
+/// pages (at most 30), or `None`.
+fn exact_limit(count: u64) -> Option<u64> {
+    if count == 0 {
+        return None;
+    }
+    (2..=100)
+        .rev()
+        .find(|l| count.is_multiple_of(*l) && count / l <= 30 && count / l >= 2)
+        .or((count <= 100).then_some(count))
+}
+
+fn end(c: &Check<'_>) -> Outcome {
+    let lists = cursor_lists(c);
+    let jobs: Vec<(&ListModel, &str)> = lists
+        .iter()
+        .flat_map(|l| [(*l, "ASC"), (*l, "DESC")])
+        .collect();
+    let results = c.map(&jobs, |(list, direction)| end_of(c, list, direction));
+    let mut judge = Judge::default();
+    results.into_iter().flatten().for_each(|r| judge.result(r));
+    if judge.cases == 0 {
+        return Outcome::skipped("no cursor list could be read");
     }
     judge.outcome()
+}
+
+/// `cursor.end` on one list in one direction.
+fn end_of(c: &Check<'_>, list: &ListModel, direction: &str) -> Vec<Result<(), Failure>> {
+    let mut out = Vec::new();
+    let expected = due(list, &[], Some(direction));
+    let zero = query(&[
+        ("direction", direction.to_owned()),
+        ("limit", "5".into()),
+        ("cursor", "0".into()),
+    ]);
+    let what = format!("{} {direction} cursor=0", list.source.label);
+    out.push(first_page(c, list, &zero, &expected, 5, &what).map(|_| ()));
+    let Some(limit) = list.len.filter(|_| list.complete).and_then(exact_limit) else {
+        return out;
+    };
+    let q = query(&[("direction", direction.to_owned())]);
+    let what = format!(
+        "{} {direction} walk at limit {limit} ({} rows: an exact multiple)",
+        list.source.label,
+        list.len.unwrap_or(0)
+    );
+    let pages = list.len.unwrap_or(0) / limit + 2;
+    out.push(
+        walk(c, &list.source, &q, Some(limit), pages, &what).and_then(|(walked, last)| {
+            judge_walk(c, list, &walked, &last, &expected, true, &what)?;
+            // The last page was full: whatever its cursor gives next must
+            // be empty (the walk above followed it, unless the cursor said
+            // the end).
+            match last.rows.as_ref() {
+                Some(rows)
+                    if rows.is_empty()
+                        || last
+                            .next
+                            .as_deref()
+                            .is_none_or(|n| n.is_empty() || n == "0") =>
+                {
+                    Ok(())
+                }
+                _ => Err(c.fail(
+                    &last.e,
+                    format!("{what}: the page after the last row is not empty"),
+                )),
+            }
+        }),
+    );
+    out
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::headers::from_log;
+use super::observe::from_log;
 use super::{Check, Level, Outcome, Rule};
 use crate::http::{Exchange, show};
 
@@ -37,16 +37,28 @@ fn observe(e: &Exchange) -> Option<String> {
 }
 
 fn envelope(c: &Check<'_>) -> Outcome {
-    let mut outcome = from_log(c, true);
-    // Valid requests of the sampling must succeed.
+    let outcome = from_log(c, true);
+    let mut failures: Vec<_> = outcome
+        .failures
+        .into_iter()
+        .chain(outcome.inconclusive)
+        .collect();
+    let mut cases = outcome.cases;
+    // Valid requests of the sampling must succeed (a transient failure
+    // that never went away proves nothing, and is set apart).
+    let mut wrong = 0;
     for sample in &c.ctx.samples {
-        outcome.cases += 1;
-        if !sample.exchange.success() && outcome.failures.len() < 5 {
-            outcome.failures.push(c.fail(
+        cases += 1;
+        if !sample.exchange.success() {
+            let failure = c.fail(
                 &sample.exchange,
                 format!("{}: a valid request did not succeed", sample.op),
-            ));
+            );
+            if failure.inconclusive || wrong < 5 {
+                wrong += u32::from(!failure.inconclusive);
+                failures.push(failure);
+            }
         }
     }
-    Outcome::judged(outcome.cases, outcome.failures)
+    Outcome::judged(cases, failures)
 }

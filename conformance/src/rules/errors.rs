@@ -1,30 +1,33 @@
-//! errors.*: the two error forms API.md shows with 400 and 404.
+//! errors.*: API.md's error table, checked for status, form, code and
+//! message on every operation where each condition can occur, and on
+//! every error answer of the run.
 
 use serde_json::Value;
 
+use super::observe::from_log;
 use super::support::Judge;
 use super::{Check, Level, Outcome, Rule};
+use crate::contract::{Form, OPS, Op, Role, Value as Kind, error_case};
 use crate::http::{Exchange, Request, show};
 
 /// A batch token of the right shape that names no batch.
 pub const UNKNOWN_BATCH: &str = "sb_00000000-0000-4000-8000-c0f0a0c0e0d0";
 /// A payment id of the right shape that names no payment.
 pub const UNKNOWN_PAYMENT: &str = "pm_conformance0unknown0payment";
-/// API.md Errors: the 404 message.
-const NOT_FOUND_MESSAGE: &str = "requested resource not found";
 
 pub fn rules() -> Vec<Rule> {
     vec![
         Rule {
             id: "errors.bad-request",
             level: Level::Required,
-            source: "API.md Errors (bare form with 400); Settlements (400 error.bad_request)",
-            summary: "a malformed batch token gets 400 in the bare form {code: error.bad_request, message}",
+            source: "API.md Errors (bare form with 400); Settlements (400 error.bad_request); Limits (batch token shape)",
+            summary: "on every operation that lists 400, a malformed batch token (query or path) gets 400 in the bare form with error.bad_request and a message saying the parameters are invalid",
             faults: &[
-                "bad-request-envelope",
-                "text-errors",
-                "batch-filter-ignored",
                 "lenient-batch-token",
+                "text-errors",
+                "bad-request-envelope",
+                "batch-filter-ignored",
+                "bad-request-message",
             ],
             check: bad_request,
             observe: None,
@@ -33,69 +36,155 @@ pub fn rules() -> Vec<Rule> {
             id: "errors.not-found",
             level: Level::Required,
             source: "API.md Errors (bare form with 404, message: requested resource not found); Payments and Settlements (404 error.not_found)",
-            summary: "an unknown payment's charges and an unknown batch's transactions get 404 in the bare form, code error.not_found, message \"requested resource not found\"",
+            summary: "on every operation that lists 404 with an id in its path, an unknown id gets 404 in the bare form, code error.not_found, message \"requested resource not found\"",
             faults: &[
-                "not-found-envelope",
-                "text-errors",
                 "unknown-batch-found",
+                "text-errors",
+                "not-found-envelope",
                 "not-found-other-message",
             ],
             check: not_found,
             observe: None,
         },
+        Rule {
+            id: "errors.shape",
+            level: Level::Required,
+            source: "API.md Errors (envelope form with 401 and 500, bare form with 400 and 404; the codes; 404: requested resource not found; 401: a partner access key is required in the request header)",
+            summary: "every 400, 401, 404 and 500 of the run, whatever the operation, has its form, its code and API.md's message",
+            faults: &[
+                "rail-merchant-404-message",
+                "text-errors",
+                "bad-request-envelope",
+                "not-found-envelope",
+                "unauthorized-message",
+                "not-found-other-message",
+                "bad-request-message",
+                "unauthorized-key-message",
+            ],
+            check: |c| from_log(c, false),
+            observe: Some(observe),
+        },
     ]
 }
 
-/// Why `e` is not `status` in the bare form with `code`, if it is not.
-pub fn bare(e: &Exchange, status: u16, code: &str) -> Option<String> {
-    let json = e.json.as_ref();
-    if e.status() != Some(status) {
-        Some(format!(
-            "answered {} instead of {status}",
-            e.status().map_or("nothing".into(), |s| s.to_string())
-        ))
-    } else if json.is_none() {
-        Some("the body is not JSON".to_owned())
-    } else if json.and_then(|v| v.get("code")) != Some(&Value::from(code)) {
-        Some(format!(
-            "code is {} (bare form: a top-level code {code:?})",
-            show(json.and_then(|v| v.get("code")))
-        ))
-    } else if !json
-        .and_then(|v| v.get("message"))
-        .is_some_and(Value::is_string)
+/// Why `e`'s error body does not have its status's form, code and
+/// message (API.md's error table), if it does not.
+pub fn form(e: &Exchange) -> Option<String> {
+    let case = error_case(e.status()?)?;
+    let Some(json) = e.json.as_ref() else {
+        return Some(format!("a {} whose body is not JSON", case.status));
+    };
+    let error = match case.form {
+        Form::Envelope => {
+            if !json.get("api_version").is_some_and(Value::is_string) || !json["error"].is_object()
+            {
+                return Some(format!(
+                    "a {} not in the envelope form {{api_version, error: {{code, message}}}}",
+                    case.status
+                ));
+            }
+            &json["error"]
+        }
+        Form::Bare => {
+            if json.get("error").is_some() || json.get("api_version").is_some() {
+                return Some(format!(
+                    "a {} in the envelope form, not the bare {{code, message}}",
+                    case.status
+                ));
+            }
+            json
+        }
+    };
+    if error.get("code") != Some(&Value::from(case.code)) {
+        return Some(format!(
+            "a {} with code {}, not {}",
+            case.status,
+            show(error.get("code")),
+            case.code
+        ));
+    }
+    let Some(message) = error.get("message").and_then(Value::as_str) else {
+        return Some(format!("a {} without a string message", case.status));
+    };
+    case.message
+        .judge(message)
+        .map(|why| format!("a {}: {why}", case.status))
+}
+
+fn observe(e: &Exchange) -> Option<String> {
+    form(e).map(|why| match e.op() {
+        Some(op) => format!("{}: {why}", op.name),
+        None => why,
+    })
+}
+
+/// The bad-request probes: a malformed batch token where an operation
+/// that lists 400 takes one.
+fn bad_requests() -> Vec<(&'static Op, Request)> {
+    let malformed = "sb_conformance_too_short";
+    let mut out = Vec::new();
+    for op in OPS
+        .iter()
+        .filter(|o| o.errors.contains(&400) && !o.is_write())
     {
-        Some("the bare form needs a string message".to_owned())
-    } else {
-        None
+        if op.path_id.is_some_and(|p| p.exact_len.is_some()) {
+            out.push((op, Request::get(op.path_with(malformed))));
+        }
+        for p in op.params {
+            if p.value == Kind::BatchToken && matches!(p.role, Role::Filter(_)) {
+                out.push((op, Request::get(op.path).q(p.wire, malformed)));
+            }
+        }
+    }
+    out
+}
+
+fn judge_error(c: &Check<'_>, op: &Op, e: &Exchange, status: u16) -> Result<(), super::Failure> {
+    if e.status() != Some(status) {
+        return Err(c.fail(
+            e,
+            format!(
+                "{}: answered {} instead of {status}",
+                op.name,
+                e.status().map_or("nothing".into(), |s| s.to_string())
+            ),
+        ));
+    }
+    match form(e) {
+        None => Ok(()),
+        Some(why) => Err(c.fail(e, format!("{}: {why}", op.name))),
     }
 }
 
 fn bad_request(c: &Check<'_>) -> Outcome {
-    let e = c.send(Request::get("/settlements/batches").q("batch_id", "sb_conformance_too_short"));
+    let probes = bad_requests();
+    let results = c.map(&probes, |(op, r)| {
+        let e = c.send(r.clone());
+        judge_error(c, op, &e, 400)
+    });
     let mut judge = Judge::default();
-    let why = bare(&e, 400, "error.bad_request");
-    judge.check(why.is_none(), || c.fail(&e, why.unwrap_or_default()));
+    results.into_iter().for_each(|r| judge.result(r));
     judge.outcome()
 }
 
 fn not_found(c: &Check<'_>) -> Outcome {
-    let requests = [
-        Request::get(format!("/payments/{UNKNOWN_PAYMENT}/charges")),
-        Request::get(format!("/settlements/batches/{UNKNOWN_BATCH}/transactions")),
-    ];
+    let probes: Vec<(&Op, Request)> = OPS
+        .iter()
+        .filter(|o| o.errors.contains(&404) && !o.is_write())
+        .filter_map(|op| {
+            let id = match op.path_id?.prefix {
+                "sb_" => UNKNOWN_BATCH,
+                "pm_" => UNKNOWN_PAYMENT,
+                _ => return None,
+            };
+            Some((op, Request::get(op.path_with(id))))
+        })
+        .collect();
+    let results = c.map(&probes, |(op, r)| {
+        let e = c.send(r.clone());
+        judge_error(c, op, &e, 404)
+    });
     let mut judge = Judge::default();
-    for e in c.map(&requests, |r| c.send(r.clone())) {
-        let why = bare(&e, 404, "error.not_found").or_else(|| {
-            let message = e
-                .json
-                .as_ref()
-                .and_then(|v| v["message"].as_str())
-                .unwrap_or("");
-            (!message.trim().eq_ignore_ascii_case(NOT_FOUND_MESSAGE))
-                .then(|| format!("message {message:?}, not {NOT_FOUND_MESSAGE:?}"))
-        });
-        judge.check(why.is_none(), || c.fail(&e, why.unwrap_or_default()));
-    }
+    results.into_iter().for_each(|r| judge.result(r));
     judge.outcome()
 }

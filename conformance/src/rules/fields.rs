@@ -1,12 +1,12 @@
 //! fields.*: every field of API.md's tables, with its JSON type, and the
-//! field values API.md fixes; judged on the wire JSON of every sample.
+//! field values API.md fixes; judged on every answer of the run.
 
 use serde_json::Value;
 
-use super::support::{Judge, text};
-use super::{Check, Failure, Level, Outcome, Rule};
+use super::observe::{Verdict, first_of, from_log, rows_of, schema, strings};
+use super::{Level, Rule};
+use crate::contract::Kind;
 use crate::http::{Exchange, show};
-use crate::schema::{Field, Kind, data_schema, visit};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -14,10 +14,14 @@ pub fn rules() -> Vec<Rule> {
             id: "fields.required",
             level: Level::Required,
             source: "API.md Resources and their fields (every table)",
-            summary: "every field of API.md's tables is present with its JSON type, in every sampled record",
-            faults: &["missing-field", "numeric-id-as-number"],
-            check: required,
-            observe: None,
+            summary: "every field of API.md's tables is present with its JSON type, in every record of every answer",
+            faults: &[
+                "missing-field",
+                "numeric-id-as-number",
+                "later-pages-drop-field",
+            ],
+            check: |c| from_log(c, true),
+            observe: Some(required),
         },
         Rule {
             id: "fields.enums",
@@ -25,8 +29,8 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md SettlementBatch (status: BATCH_* name); States; RailMerchant (status); QRCode (type); ReportExport (kind, status)",
             summary: "batch status is one of the four BATCH_* names; rail merchant status Active, Inactive, Suspended or empty; QR type STATIC or DYNAMIC; report kind and status REPORT_KIND_* and REPORT_STATUS_* names",
             faults: &["rail-merchant-status-unknown"],
-            check: enums,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(enums),
         },
         Rule {
             id: "fields.refund-id-null",
@@ -34,8 +38,8 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md Transaction (refund_id: null for payment transactions)",
             summary: "payment transactions carry refund_id null",
             faults: &["refund-id-on-payments"],
-            check: refund_id_null,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(refund_id_null),
         },
         Rule {
             id: "fields.event-filter-json",
@@ -43,8 +47,8 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md WebhookEndpoint; Events 1",
             summary: "event_filter_json is a JSON-encoded array of strings",
             faults: &["event-filter-object"],
-            check: event_filter,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(event_filter),
         },
         Rule {
             id: "fields.webhook-url",
@@ -52,8 +56,8 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md WebhookEndpoint (url: absolute URL receiving deliveries)",
             summary: "every webhook endpoint's url is an absolute URL",
             faults: &["webhook-url-relative"],
-            check: webhook_url,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(webhook_url),
         },
         Rule {
             id: "fields.redacted-iban",
@@ -61,77 +65,14 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md Aggregator (BankAccount: redacted_iban, middle digits masked)",
             summary: "the bank account's redacted_iban keeps the IBAN's ends and masks its middle digits",
             faults: &["iban-unmasked"],
-            check: redacted_iban,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(redacted_iban),
         },
     ]
 }
 
-/// A field's verdict under one rule.
-pub enum Verdict {
-    /// Not this rule's business.
-    Skip,
-    Ok,
-    Bad(String),
-}
-
-/// Walks every successful sample with its table; `judge_field` decides.
-pub fn over_corpus(
-    c: &Check<'_>,
-    mut judge_field: impl FnMut(&Field, Option<&Value>) -> Verdict,
-) -> Outcome {
-    let mut judge = Judge::default();
-    let mut sampled = 0;
-    for sample in &c.ctx.samples {
-        let (Some(schema), Some(data)) = (data_schema(sample.op), sample.exchange.data()) else {
-            continue;
-        };
-        sampled += 1;
-        visit(
-            data,
-            schema,
-            "",
-            &mut |path, field, value| match judge_field(field, value) {
-                Verdict::Skip => {}
-                Verdict::Ok => judge.case(),
-                Verdict::Bad(why) => {
-                    judge.case();
-                    judge.fail(c.fail(&sample.exchange, format!("{}: {path}: {why}", sample.op)));
-                }
-            },
-        );
-    }
-    if sampled == 0 {
-        return Outcome::skipped("no operation answered with data to judge");
-    }
-    judge.outcome()
-}
-
-/// Judges string fields of `kinds` with `ok`; a missing field or another
-/// JSON type is `fields.required`'s business.
-pub fn strings(
-    c: &Check<'_>,
-    applies: impl Fn(Kind) -> bool,
-    ok: impl Fn(Kind, &str) -> Result<(), String>,
-) -> Outcome {
-    over_corpus(c, |field, value| {
-        if !applies(field.kind) {
-            return Verdict::Skip;
-        }
-        match value {
-            Some(Value::String(s)) => match ok(field.kind, s) {
-                Ok(()) => Verdict::Ok,
-                Err(why) => Verdict::Bad(why),
-            },
-            Some(Value::Null) | None => Verdict::Skip,
-            // Another JSON type is `fields.required`'s business.
-            Some(_) => Verdict::Skip,
-        }
-    })
-}
-
-fn required(c: &Check<'_>) -> Outcome {
-    over_corpus(c, |field, value| match value {
+fn required(e: &Exchange) -> Option<String> {
+    schema(e, |field, value| match value {
         None => Verdict::Bad("missing".into()),
         // A count's JSON type is `lists.count-type`'s business.
         Some(_) if matches!(field.kind, Kind::Count(_)) => Verdict::Ok,
@@ -144,9 +85,9 @@ fn required(c: &Check<'_>) -> Outcome {
     })
 }
 
-fn enums(c: &Check<'_>) -> Outcome {
+fn enums(e: &Exchange) -> Option<String> {
     strings(
-        c,
+        e,
         |k| matches!(k, Kind::OneOf(_) | Kind::Named(_)),
         |kind, s| match kind {
             Kind::OneOf(allowed) if allowed.contains(&s) => Ok(()),
@@ -158,31 +99,23 @@ fn enums(c: &Check<'_>) -> Outcome {
     )
 }
 
-fn refund_id_null(c: &Check<'_>) -> Outcome {
-    let mut judge = Judge::default();
-    for (e, t) in c.ctx.rows("transactions", "transactions") {
-        if t["transaction_type"] == "TT_PAYMENT" {
-            judge.check(t["refund_id"].is_null(), || {
-                c.fail(
-                    e,
-                    format!(
-                        "payment transaction {} has refund_id {}",
-                        show(t.get("token")),
-                        show(t.get("refund_id"))
-                    ),
+fn refund_id_null(e: &Exchange) -> Option<String> {
+    first_of(
+        rows_of(e, "transactions", "transactions")
+            .filter(|t| t["transaction_type"] == "TT_PAYMENT" && !t["refund_id"].is_null())
+            .map(|t| {
+                format!(
+                    "payment transaction {} has refund_id {}",
+                    show(t.get("token")),
+                    show(t.get("refund_id"))
                 )
-            });
-        }
-    }
-    if judge.cases == 0 {
-        return Outcome::skipped("no payment transaction (TT_PAYMENT) was sampled");
-    }
-    judge.outcome()
+            }),
+    )
 }
 
-fn event_filter(c: &Check<'_>) -> Outcome {
+fn event_filter(e: &Exchange) -> Option<String> {
     strings(
-        c,
+        e,
         |k| k == Kind::EventJson,
         |_, s| match serde_json::from_str::<Value>(s) {
             Ok(Value::Array(items)) if items.iter().all(Value::is_string) => Ok(()),
@@ -191,31 +124,28 @@ fn event_filter(c: &Check<'_>) -> Outcome {
     )
 }
 
-fn webhook_url(c: &Check<'_>) -> Outcome {
-    let mut judge = Judge::default();
-    for (e, hook) in c.ctx.rows("webhooks", "endpoints") {
-        let url = text(hook, "url");
-        let absolute = url.split_once("://").is_some_and(|(scheme, rest)| {
-            !scheme.is_empty()
-                && scheme
-                    .chars()
-                    .all(|ch| ch.is_ascii_alphanumeric() || "+-.".contains(ch))
-                && !rest.split('/').next().unwrap_or("").is_empty()
-        });
-        judge.check(absolute, || {
-            c.fail(
-                e,
+fn is_absolute(url: &str) -> bool {
+    url.split_once("://").is_some_and(|(scheme, rest)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || "+-.".contains(ch))
+            && !rest.split('/').next().unwrap_or("").is_empty()
+    })
+}
+
+fn webhook_url(e: &Exchange) -> Option<String> {
+    first_of(
+        rows_of(e, "webhooks", "endpoints")
+            .filter(|h| h["url"].as_str().is_some_and(|u| !is_absolute(u)))
+            .map(|h| {
                 format!(
-                    "webhook {}: url {url:?} is not absolute",
-                    show(hook.get("token"))
-                ),
-            )
-        });
-    }
-    if judge.cases == 0 {
-        return Outcome::skipped("no webhook endpoint was listed");
-    }
-    judge.outcome()
+                    "webhook {}: url {} is not absolute",
+                    show(h.get("token")),
+                    show(h.get("url"))
+                )
+            }),
+    )
 }
 
 /// Why `redacted` does not mask the middle of `iban`, if it does not:
@@ -237,20 +167,13 @@ fn masking(iban: &str, redacted: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn redacted_iban(c: &Check<'_>) -> Outcome {
-    let e: &Exchange = match c.ctx.sample_or_why("aggregator") {
-        Ok(e) => e,
-        Err(why) => return Outcome::skipped(why),
-    };
-    let Some(account) = e.data().map(|d| &d["bank_account"]) else {
-        return Outcome::skipped("the aggregator record did not succeed");
-    };
-    let mut judge = Judge::default();
-    let result: Result<(), Failure> =
-        masking(text(account, "iban"), text(account, "redacted_iban"))
-            .map_err(|why| c.fail(e, why));
-    judge.result(result);
-    judge.outcome()
+fn redacted_iban(e: &Exchange) -> Option<String> {
+    if e.op().is_none_or(|o| o.name != "aggregator") {
+        return None;
+    }
+    let account = &e.data()?["bank_account"];
+    let text = |f: &str| account[f].as_str().unwrap_or("");
+    masking(text("iban"), text("redacted_iban")).err()
 }
 
 #[cfg(test)]

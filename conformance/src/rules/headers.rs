@@ -1,7 +1,8 @@
 //! headers.*: every response carries Content-Length and Date. Judged on
 //! every exchange of the run, as it happens.
 
-use super::{Check, Level, Outcome, Rule};
+use super::observe::from_log;
+use super::{Level, Rule};
 use crate::http::Exchange;
 
 pub fn rules() -> Vec<Rule> {
@@ -53,33 +54,6 @@ fn date(e: &Exchange) -> Option<String> {
 fn is_http_date(value: &str) -> bool {
     static PARSER: jiff::fmt::rfc2822::DateTimeParser = jiff::fmt::rfc2822::DateTimeParser::new();
     value.trim().ends_with("GMT") && PARSER.parse_timestamp(value.trim()).is_ok()
-}
-
-/// The verdict of an exchange rule: its violations over the run.
-/// `successes_only` counts only successful exchanges as cases.
-pub fn from_log(c: &Check<'_>, successes_only: bool) -> Outcome {
-    let log = c.ctx.http.log();
-    if log.answered == 0 {
-        return Outcome::skipped("the server answered nothing");
-    }
-    let (violations, total) = log.of(c.rule);
-    let cases = if successes_only {
-        log.successes
-    } else {
-        log.answered
-    };
-    drop(log);
-    let mut failures: Vec<_> = violations
-        .iter()
-        .map(|(message, exchange)| c.fail(exchange, message.clone()))
-        .collect();
-    if total > failures.len() as u64
-        && let Some(last) = failures.last_mut()
-    {
-        last.message
-            .push_str(&format!(" ({total} responses in all broke this rule)"));
-    }
-    Outcome::judged(cases, failures)
 }
 
 #[cfg(test)]

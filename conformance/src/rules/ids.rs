@@ -1,14 +1,18 @@
-//! ids.*: identifiers carry their prefixes and shapes, and a read answers
-//! for the id it was asked.
+//! ids.*: identifiers carry their prefixes and shapes (in every answer),
+//! a read answers for the id it was asked and shows the record as its list
+//! does (several known ids, not only the first), and an unknown or oddly
+//! long id never gets another record.
 
 use aggpay::rules as text_rules;
 use serde_json::Value;
 
-use super::fields::strings;
-use super::support::{Judge, text};
-use super::{Check, Level, Outcome, Rule};
-use crate::http::{encode, show};
-use crate::schema::Kind;
+use super::observe::{first_of, from_log, rows_of, strings};
+use super::support::Judge;
+use super::{Check, Failure, Level, Outcome, Rule};
+use crate::contract::{Kind, OPS, Op, OpId};
+use crate::http::{Exchange, Request, encode, show};
+use crate::model::expect::differs;
+use crate::model::{Picker, path_id};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -16,10 +20,10 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.prefixes",
             level: Level::Required,
             source: "API.md typing rule 1 and the resource tables",
-            summary: "every identifier field carries its type prefix, in every sampled record",
+            summary: "every identifier field carries its type prefix, in every record of every answer",
             faults: &["wrong-txn-prefix", "dynamic-qr-prefix"],
-            check: prefixes,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(prefixes),
         },
         Rule {
             id: "ids.numeric",
@@ -27,8 +31,8 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 2; tables (numeric string fields)",
             summary: "numeric ids and numeric string fields are decimal digit strings, nested records included",
             faults: &["bank-account-bad-id"],
-            check: numeric,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(numeric),
         },
         Rule {
             id: "ids.batch-token",
@@ -36,8 +40,8 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 1 (sb_, exactly 39 characters); Limits",
             summary: "every settlement batch token is sb_ and exactly 39 characters",
             faults: &["short-batch-token"],
-            check: batch_tokens,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(batch_tokens),
         },
         Rule {
             id: "ids.access-key-shapes",
@@ -45,24 +49,44 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 2",
             summary: "access keys have numeric id with ak_ token, or ak_ id with ak_tok_ token",
             faults: &["mixed-key-shape"],
-            check: key_shapes,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(key_shapes),
         },
         Rule {
             id: "ids.path-match",
             level: Level::Required,
             source: "API.md Merchants (read a rail merchant), Lookups (read one alias), Payments (charges of {payment-id}); Path parameters",
-            summary: "a read with an id in its path answers for that id: the rail merchant's and the alias's token, the charges' payment_id",
-            faults: &["rail-merchant-wrong-record"],
+            summary: "a read with an id in its path answers for that id, for several known ids (first, last, deep, without a rail record, non-ASCII), and shows the record exactly as its list does",
+            faults: &[
+                "rail-merchant-wrong-record",
+                "rail-merchant-status-unknown",
+                "charges-first-payment",
+                "rail-merchant-read-differs",
+            ],
             check: path_match,
+            observe: None,
+        },
+        Rule {
+            id: "ids.unknown",
+            level: Level::Required,
+            source: "API.md Path parameters; Payments and Settlements (404 error.not_found); Errors (404: the resource does not exist)",
+            summary: "unknown well-formed ids, and ids far shorter or longer than usual, in every path: never a 5xx, never another record; 404 where API.md lists it",
+            faults: &[
+                "unknown-rail-merchant-found",
+                "short-batch-token",
+                "unknown-batch-found",
+                "unknown-alias-found",
+                "long-id-500",
+            ],
+            check: unknown,
             observe: None,
         },
     ]
 }
 
-fn prefixes(c: &Check<'_>) -> Outcome {
+fn prefixes(e: &Exchange) -> Option<String> {
     strings(
-        c,
+        e,
         |k| matches!(k, Kind::Prefix(_) | Kind::PrefixOrEmpty(_)),
         |kind, s| match kind {
             Kind::PrefixOrEmpty(_) if s.is_empty() => Ok(()),
@@ -73,9 +97,9 @@ fn prefixes(c: &Check<'_>) -> Outcome {
     )
 }
 
-fn numeric(c: &Check<'_>) -> Outcome {
+fn numeric(e: &Exchange) -> Option<String> {
     strings(
-        c,
+        e,
         |k| matches!(k, Kind::Numeric | Kind::NumStr),
         |_, s| {
             if text_rules::is_numeric_id(s) {
@@ -87,9 +111,9 @@ fn numeric(c: &Check<'_>) -> Outcome {
     )
 }
 
-fn batch_tokens(c: &Check<'_>) -> Outcome {
+fn batch_tokens(e: &Exchange) -> Option<String> {
     strings(
-        c,
+        e,
         |k| k == Kind::Batch,
         |_, s| {
             if text_rules::is_batch_token(s) {
@@ -104,63 +128,171 @@ fn batch_tokens(c: &Check<'_>) -> Outcome {
     )
 }
 
-fn key_shapes(c: &Check<'_>) -> Outcome {
-    let mut judge = Judge::default();
-    let mut keys: Vec<(&str, &crate::http::Exchange, &Value)> = Vec::new();
-    for (e, k) in c.ctx.rows("keys", "keys") {
-        keys.push(("keys", e, k));
+fn key_shape(key: &Value) -> Option<String> {
+    let text = |f: &str| key[f].as_str().unwrap_or("");
+    let (id, token) = (text("id"), text("token"));
+    let first = text_rules::is_numeric_id(id) && text_rules::has_prefix(token, "ak_");
+    let second = text_rules::has_prefix(id, "ak_") && text_rules::has_prefix(token, "ak_tok_");
+    (!(first || second)).then(|| {
+        format!(
+            "key id {} with token {} is neither shape",
+            show(key.get("id")),
+            show(key.get("token"))
+        )
+    })
+}
+
+fn key_shapes(e: &Exchange) -> Option<String> {
+    let rotated = e
+        .op()
+        .filter(|o| o.id == OpId::Rotate)
+        .and_then(|_| e.data());
+    first_of(
+        rows_of(e, "keys", "keys")
+            .chain(rows_of(e, "aggregator", "keys"))
+            .chain(rotated)
+            .filter_map(key_shape),
+    )
+}
+
+/// Whether a read answered for the id asked.
+fn answers_for(c: &Check<'_>, e: &Exchange, op: &Op) -> Result<(), Failure> {
+    let field = op.path_id.and_then(|p| p.answers_for).unwrap_or("token");
+    let asked = path_id(e).unwrap_or("");
+    let got = e.data().and_then(|d| d[field].as_str()).unwrap_or("");
+    if encode(got) == asked {
+        Ok(())
+    } else {
+        Err(c.fail(
+            e,
+            format!(
+                "{}: asked for {asked}, answered for {field} {got:?}",
+                op.name
+            ),
+        ))
     }
-    for (e, k) in c.ctx.rows("aggregator", "keys") {
-        keys.push(("aggregator", e, k));
-    }
-    for e in c.ctx.samples("rotate") {
-        if let Some(k) = e.data() {
-            keys.push(("rotate", e, k));
-        }
-    }
-    if keys.is_empty() {
-        return Outcome::skipped("no access key was listed");
-    }
-    for (op, e, key) in keys {
-        let id = text(key, "id");
-        let token = text(key, "token");
-        let first = text_rules::is_numeric_id(id) && text_rules::has_prefix(token, "ak_");
-        let second = text_rules::has_prefix(id, "ak_") && text_rules::has_prefix(token, "ak_tok_");
-        judge.check(first || second, || {
-            c.fail(
-                e,
-                format!(
-                    "{op}: key id {} with token {} is neither shape",
-                    show(key.get("id")),
-                    show(key.get("token"))
-                ),
-            )
-        });
-    }
-    judge.outcome()
 }
 
 fn path_match(c: &Check<'_>) -> Outcome {
     let mut judge = Judge::default();
-    for (op, segment, field) in [
-        ("rail-merchant", 2, "token"),
-        ("alias", 2, "token"),
-        ("charges", 2, "payment_id"),
-    ] {
-        for e in c.ctx.samples(op) {
-            let Some(data) = e.data() else { continue };
-            let asked = e.request.path.split('/').nth(segment).unwrap_or("");
-            let got = text(data, field);
-            judge.check(encode(got) == asked, || {
-                c.fail(
+    let rail = c.ctx.model.list(OpId::RailMerchants);
+    for op in OPS
+        .iter()
+        .filter(|o| o.path_id.is_some_and(|p| p.answers_for.is_some()))
+    {
+        for e in c.ctx.samples(op.name) {
+            if e.transient.is_some() {
+                judge.fail(c.fail(e, format!("{}: the read was not answered", op.name)));
+                continue;
+            }
+            if !e.success() {
+                // A known id that is not served is `envelope.success`'s.
+                continue;
+            }
+            judge.result(answers_for(c, e, op));
+            // The record read alone is the record its list shows.
+            if op.id == OpId::RailMerchant
+                && let (Some(list), Some(data)) = (rail, e.data())
+                && let Some(listed) = list.find(data["token"].as_str().unwrap_or(""))
+                && let Some(why) = differs(data, listed)
+            {
+                judge.fail(c.fail(
                     e,
-                    format!("{op}: asked for {asked}, answered for {field} {got:?}"),
-                )
-            });
+                    format!("rail-merchant {}: {why}", show(data.get("token"))),
+                ));
+            }
         }
     }
     if judge.cases == 0 {
         return Outcome::skipped("no read with an id in its path succeeded");
+    }
+    judge.outcome()
+}
+
+/// A well-formed id that names nothing: a known one with its last
+/// characters changed, or a made-up one of the usual shape.
+fn unknown_ids(c: &Check<'_>, op: &Op) -> Vec<String> {
+    let Some(id) = op.path_id else {
+        return Vec::new();
+    };
+    let known: Option<String> = match op.id {
+        OpId::RailMerchant => c.ctx.found.rail_merchants.first().cloned(),
+        OpId::Charges => c.ctx.found.payments.first().cloned(),
+        OpId::Alias => c.ctx.inputs.alias_id.clone(),
+        OpId::Transactions => c
+            .ctx
+            .model
+            .rows(OpId::Batches)
+            .first()
+            .and_then(|b| b["token"].as_str())
+            .map(str::to_owned),
+        _ => None,
+    };
+    let mut pick = Picker::new(c.ctx.options.seed, &format!("unknown {}", op.name));
+    let mut out = Vec::new();
+    if let Some(k) = known.filter(|k| k.len() > id.prefix.len() + 4) {
+        let keep = k.len() - 4;
+        let tail: String = (0..4)
+            .map(|_| char::from(b"0123456789abcdef"[pick.below(16)]))
+            .collect();
+        let changed = format!("{}{tail}", &k[..keep]);
+        if changed != k {
+            out.push(changed);
+        }
+    }
+    let len = id.exact_len.unwrap_or(id.prefix.len() + 16);
+    let body_len = len.saturating_sub(id.prefix.len());
+    out.push(format!("{}{}", id.prefix, "0".repeat(body_len)));
+    out
+}
+
+/// Ids far from the usual length: one character, and hundreds. A batch
+/// token of another length is malformed (`cursor.bad-batch-token`).
+fn odd_ids(op: &Op) -> Vec<String> {
+    match op.path_id {
+        Some(id) if id.exact_len.is_none() => vec![
+            format!("{}7", id.prefix),
+            format!("{}{}", id.prefix, "a1".repeat(150)),
+            format!("{}{}", id.prefix, "9".repeat(2_000)),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn unknown(c: &Check<'_>) -> Outcome {
+    let mut cases: Vec<(&'static Op, String, bool)> = Vec::new();
+    for op in OPS.iter().filter(|o| o.path_id.is_some() && !o.is_write()) {
+        cases.extend(unknown_ids(c, op).into_iter().map(|id| (op, id, true)));
+        cases.extend(odd_ids(op).into_iter().map(|id| (op, id, false)));
+    }
+    let results = c.map(&cases, |(op, id, well_formed)| {
+        let e = c.send(Request::get(op.path_with(id)));
+        let shown = aggpay::util::excerpt(id, 60);
+        match e.status() {
+            None => Err(c.fail(&e, format!("{} {shown}: no answer", op.name))),
+            Some(s) if s >= 500 => Err(c.fail(&e, format!("{} {shown}: answered {s}", op.name))),
+            Some(404) => Ok(()),
+            Some(s) if *well_formed && op.lists_error(404) => Err(c.fail(
+                &e,
+                format!(
+                    "{} {shown}: an unknown id answered {s}, API.md lists 404",
+                    op.name
+                ),
+            )),
+            Some(_) if e.success() => match op.path_id.and_then(|p| p.answers_for) {
+                Some(_) => answers_for(c, &e, op),
+                None => Err(c.fail(
+                    &e,
+                    format!("{} {shown}: an id that names nothing succeeded", op.name),
+                )),
+            },
+            Some(_) => Ok(()),
+        }
+    });
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
+    if judge.cases == 0 {
+        return Outcome::skipped("no operation has an id in its path");
     }
     judge.outcome()
 }

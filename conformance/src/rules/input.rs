@@ -1,124 +1,240 @@
-//! input.*: whatever a client sends, the server answers without a 5xx, and
-//! a rejection comes in the documented shape.
+//! input.*: whatever a client sends, in every query parameter and path id
+//! of every operation, the server answers without a 5xx, and a rejection
+//! comes in the documented shape.
 
 use proptest::prelude::*;
-use serde_json::Value;
 
+use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule};
-use crate::http::{Exchange, Request, encode};
+use crate::contract::{OPS, Op, Param, Value as Kind};
+use crate::http::{Exchange, Request};
+use crate::model::Picker;
 
 pub fn rules() -> Vec<Rule> {
-    vec![Rule {
-        id: "input.arbitrary",
-        level: Level::Required,
-        source: "API.md Errors (400 error.bad_request bare, 404 error.not_found bare, 500 only for an internal failure); every operation's query and path parameters",
-        summary: "generated values (non-ASCII, long, empty, boundary numbers, garbage) for every query parameter and path id never get a 5xx; a 400 or 404 comes in the bare form with its code",
-        faults: &["unicode-query-500", "text-errors", "bad-request-envelope"],
-        check: arbitrary,
-        observe: None,
-    }]
+    vec![
+        Rule {
+            id: "input.hostile",
+            level: Level::Required,
+            source: "API.md Errors (400 error.bad_request bare, 404 error.not_found bare, 500 only for an internal failure); every operation's query and path parameters",
+            summary: "every query parameter and path id of every read, against a catalogue of hostile values (numbers beyond 64 bits, negative, fractional, empty, very long, non-ASCII, percent-encoded, repeated): never a 5xx; a 400 or 404 in the bare form with its code",
+            faults: &[
+                "huge-number-500",
+                "text-errors",
+                "bad-request-envelope",
+                "not-found-envelope",
+                "not-found-other-message",
+                "unicode-query-500",
+                "long-id-500",
+                "bad-request-message",
+                "rail-merchant-404-message",
+            ],
+            check: hostile,
+            observe: None,
+        },
+        Rule {
+            id: "input.arbitrary",
+            level: Level::Required,
+            source: "API.md Errors (400 error.bad_request bare, 404 error.not_found bare, 500 only for an internal failure); every operation's query and path parameters",
+            summary: "generated values (non-ASCII, long, empty, boundary numbers, garbage) for every query parameter and path id never get a 5xx; a 400 or 404 comes in the bare form with its code",
+            faults: &[
+                "unicode-query-500",
+                "text-errors",
+                "bad-request-envelope",
+                "huge-number-500",
+                "bad-request-message",
+            ],
+            check: arbitrary,
+            observe: None,
+        },
+    ]
 }
 
-/// Every read operation and the parameters it takes (the writes are left
-/// alone: a generated id must never rotate a real key).
-const OPERATIONS: &[(&str, &[&str])] = &[
-    ("/keys", &["limit", "offset", "names", "is_active"]),
-    (
-        "/merchants",
-        &[
-            "limit",
-            "offset",
-            "enabled",
-            "merchant_identifiers",
-            "names",
-        ],
-    ),
-    ("/rail-merchants", &["limit", "offset", "status", "name"]),
-    (
-        "/qrs",
-        &["aggregator_merchant_id", "type", "limit", "offset"],
-    ),
-    (
-        "/refunds",
-        &[
-            "limit",
-            "offset",
-            "payment_id",
-            "status",
-            "trace_reference",
-            "msg_id",
-            "return_id",
-            "request_id",
-            "refund_id",
-            "start_date",
-            "end_date",
-            "direction",
-        ],
-    ),
-    (
-        "/settlements/batches",
-        &["cursor", "limit", "direction", "batch_id", "status"],
-    ),
-    (
-        "/settlements/batches/{batch}/transactions",
-        &["cursor", "limit", "direction", "only_settlement_txns"],
-    ),
-    (
-        "/account-info",
-        &["iban", "with_title_fetch", "alias_type", "alias_value"],
-    ),
-    (
-        "/title-fetch/alias",
-        &["alias_type", "alias_value", "with_title_fetch"],
-    ),
-    ("/webhooks", &["limit", "offset"]),
-    ("/rail-merchants/{id}", &[]),
-    ("/alias/{id}", &[]),
-    ("/payments/{id}/charges", &[]),
-    ("/settlements/batches/{id}/transactions", &[]),
+/// Numbers a parser may choke on.
+const NUMBERS: &[&str] = &[
+    "18446744073709551616",
+    "-1",
+    "1.5",
+    "99999999999999999999999999",
+    "9223372036854775808",
+    "-9223372036854775809",
+    "1e3",
+    "",
+    " 1",
+    "+1",
+    "0x10",
+    "NaN",
+    "\u{661}\u{662}",
 ];
+/// Words and text a parser or a query may choke on.
+const TEXTS: &[&str] = &[
+    "ñandú—✓ 東京",
+    "",
+    "%zz",
+    " ",
+    "%",
+    ",",
+    "a,,b",
+    "'",
+    "\"<script>",
+    "\u{0}",
+    "\\",
+    "../../etc/passwd",
+    "null",
+];
+
+/// Values of a kind every parameter of it gets: the boundaries a parser
+/// most often fails on (beyond 64 bits, very long, non-ASCII, empty).
+const ALWAYS: usize = 2;
+/// Further values of the kind's catalogue each parameter gets, seeded.
+const DRAWN: usize = 1;
+
+/// The hostile values of a parameter of `kind`: the first [`ALWAYS`] of
+/// its catalogue, and [`DRAWN`] more drawn from the rest.
+fn values_for(kind: Kind, pick: &mut Picker) -> Vec<String> {
+    let all = catalogue(kind);
+    let mut out: Vec<String> = all.iter().take(ALWAYS).cloned().collect();
+    let rest: Vec<&String> = all.iter().skip(ALWAYS).collect();
+    for _ in 0..DRAWN {
+        if let Some(v) = pick.pick(&rest)
+            && !out.contains(v)
+        {
+            out.push((*v).clone());
+        }
+    }
+    out
+}
+
+/// The hostile values of a parameter of `kind`, the ones every parameter
+/// gets first: the kind's catalogue and one very long value.
+fn catalogue(kind: Kind) -> Vec<String> {
+    let long = |prefix: &str| format!("{prefix}{}", "x".repeat(3_000));
+    let mut out: Vec<String> = match kind {
+        Kind::Int | Kind::Unix => NUMBERS.iter().map(|s| (*s).to_owned()).collect(),
+        Kind::Bool => ["TRUE", "", "yes", "1", "truefalse"]
+            .map(str::to_owned)
+            .to_vec(),
+        Kind::Choice(words) => {
+            let mut v: Vec<String> = ["", "ÄSC"].map(str::to_owned).to_vec();
+            v.extend(words.iter().map(|w| w.to_lowercase()));
+            v.push("0".to_owned());
+            v
+        }
+        Kind::Text => TEXTS.iter().map(|s| (*s).to_owned()).collect(),
+        Kind::Token(prefix) => vec![
+            format!("{prefix}é"),
+            prefix.to_owned(),
+            format!("{prefix}%2F.."),
+            "sb_".to_owned(),
+        ],
+        Kind::BatchToken => vec![
+            "sb_".to_owned(),
+            format!("sb_{}é", "0".repeat(35)),
+            format!("SB_{}", "0".repeat(36)),
+        ],
+    };
+    out.insert(
+        1,
+        long(match kind {
+            Kind::Token(p) => p,
+            Kind::BatchToken => "sb_",
+            _ => "",
+        }),
+    );
+    out
+}
+
+/// Values an id in a path must survive.
+fn path_values(prefix: &str) -> Vec<String> {
+    vec![
+        format!("{prefix}{}", "x".repeat(1_000)),
+        format!("{prefix}é"),
+        format!("{prefix}%00"),
+        prefix.trim_end_matches('_').to_owned(),
+    ]
+}
+
+/// Never a 5xx or no answer; 400 and 404 in the bare form; 401 (a server
+/// may refuse odd input as unauthenticated) in the envelope form.
+fn judge(c: &Check<'_>, e: &Exchange, what: &str) -> Result<(), Failure> {
+    let why = match e.status() {
+        None => Some("no answer".to_owned()),
+        Some(s) if s >= 500 => Some(format!("answered {s}")),
+        Some(400 | 401 | 404) => super::errors::form(e),
+        Some(_) => None,
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(c.fail(e, format!("{what}: {why}"))),
+    }
+}
+
+/// A read with every parameter legal but `param`, which gets `value`.
+fn with(base: &Request, param: &Param, value: &str, twice: bool) -> Request {
+    let mut r = base.clone();
+    r.query.retain(|(k, _)| k != param.wire);
+    r = r.q(param.wire, value);
+    if twice {
+        r = r.q(param.wire, value);
+    }
+    r
+}
+
+fn hostile(c: &Check<'_>) -> Outcome {
+    let mut cases: Vec<(String, Request)> = Vec::new();
+    for op in OPS.iter().filter(|o| !o.is_write()) {
+        let Some(base) = super::auth::request(c.ctx, op) else {
+            continue;
+        };
+        let mut pick = Picker::new(c.ctx.options.seed, &format!("hostile {}", op.name));
+        for param in op.params {
+            for value in values_for(param.value, &mut pick) {
+                let what = format!(
+                    "{} {}={}",
+                    op.name,
+                    param.wire,
+                    aggpay::util::excerpt(&value, 40)
+                );
+                cases.push((what, with(&base, param, &value, false)));
+            }
+        }
+        // A legal value, repeated, in one parameter drawn of each
+        // operation.
+        if let Some(param) = pick.pick(op.params) {
+            let legal = match param.value {
+                Kind::Choice(words) => words[pick.below(words.len())].to_owned(),
+                Kind::Bool => "true".to_owned(),
+                Kind::Int | Kind::Unix => "1".to_owned(),
+                _ => "x".to_owned(),
+            };
+            cases.push((
+                format!("{} {}={legal} twice", op.name, param.wire),
+                with(&base, param, &legal, true),
+            ));
+        }
+        if let Some(id) = op.path_id {
+            for value in path_values(id.prefix) {
+                let what = format!("{} path id {}", op.name, aggpay::util::excerpt(&value, 40));
+                let mut r = base.clone();
+                r.path = op.path_with(&value);
+                cases.push((what, r));
+            }
+        }
+    }
+    let results = c.map(&cases, |(what, r)| {
+        let e = c.send(r.clone());
+        judge(c, &e, what)
+    });
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
+    judge.outcome()
+}
 
 /// Values a server must survive.
 fn values() -> impl Strategy<Value = String> {
     prop_oneof![
         Just(String::new()),
-        prop::sample::select(vec![
-            "0",
-            "-0",
-            "-1",
-            "1e3",
-            "1.5",
-            " 1",
-            "+1",
-            "0x10",
-            "NaN",
-            "true",
-            "TRUE",
-            "null",
-            "9223372036854775807",
-            "9223372036854775808",
-            "-9223372036854775809",
-            "18446744073709551615",
-            "18446744073709551616",
-            "99999999999999999999999999",
-            "sb_",
-            "sb_00000000-0000-0000-0000-000000000000",
-            "ASC",
-            "asc",
-            "%",
-            "%zz",
-            "..",
-            "../../etc",
-            "a,b,,c",
-            ",",
-            "\"",
-            "'",
-            "<script>",
-            "{}",
-            "[]",
-            "\\u0000",
-        ])
-        .prop_map(str::to_owned),
+        prop::sample::select(NUMBERS.iter().chain(TEXTS).copied().collect::<Vec<_>>())
+            .prop_map(str::to_owned),
         "\\PC{1,40}",
         "[ -~]{1,60}",
         "[a-z0-9]{1000,3000}",
@@ -127,65 +243,32 @@ fn values() -> impl Strategy<Value = String> {
 }
 
 fn arbitrary(c: &Check<'_>) -> Outcome {
-    let batch = c
-        .ctx
-        .found
-        .batches
-        .first()
-        .cloned()
-        .unwrap_or_else(|| format!("sb_{}", "0".repeat(36)));
-    let strategy = (
-        0..OPERATIONS.len(),
-        any::<prop::sample::Index>(),
-        values(),
-        0..3u8,
-    );
-    c.property(strategy, |(op, param, value, extra)| {
-        let (template, params) = OPERATIONS[*op];
-        let request = if template.contains("{id}") {
+    let ops: Vec<(&Op, Request)> = OPS
+        .iter()
+        .filter(|o| !o.is_write())
+        .filter_map(|op| super::auth::request(c.ctx, op).map(|r| (op, r)))
+        .collect();
+    let strategy = (0..ops.len(), any::<prop::sample::Index>(), values(), 0..3u8);
+    c.property(strategy, |(i, param, value, extra)| {
+        let (op, base) = &ops[*i];
+        let params = op.params;
+        let request = if params.is_empty() || (*extra == 0 && op.path_id.is_some()) {
             // The generated value is the path id.
-            Request::get(template.replace("{id}", &encode(value)))
+            let mut r = base.clone();
+            if op.path_id.is_some() {
+                r.path = op.path_with(value);
+            }
+            r
         } else {
-            let path = template.replace("{batch}", &encode(&batch));
-            let mut r = Request::get(path);
-            if !params.is_empty() {
-                let name = params[param.index(params.len())];
-                r = r.q(name, value);
-                // Sometimes the same parameter twice, or another beside it.
-                match extra {
-                    1 => r = r.q(name, value),
-                    2 => {
-                        r = r.q(
-                            params[(param.index(params.len()) + 1) % params.len()],
-                            value,
-                        )
-                    }
-                    _ => {}
-                }
+            let p = &params[param.index(params.len())];
+            let mut r = with(base, p, value, *extra == 1);
+            if *extra == 2 {
+                let other = &params[(param.index(params.len()) + 1) % params.len()];
+                r = r.q(other.wire, value);
             }
             r
         };
         let e = c.send(request);
-        judge(c, &e)
+        judge(c, &e, op.name)
     })
-}
-
-/// Never a 5xx or no answer; 400 and 404 in the bare form; 401 (a server
-/// may refuse odd input as unauthenticated) in the envelope form.
-fn judge(c: &Check<'_>, e: &Exchange) -> Result<(), Failure> {
-    let why = match e.status() {
-        None => Some("no answer".to_owned()),
-        Some(s) if s >= 500 => Some(format!("answered {s}")),
-        Some(400) => super::errors::bare(e, 400, "error.bad_request"),
-        Some(404) => super::errors::bare(e, 404, "error.not_found"),
-        Some(401) => (!e.json.as_ref().is_some_and(|v| {
-            v.pointer("/error/code") == Some(&Value::from("error.unauthorized_access"))
-        }))
-        .then(|| "a 401 not in the envelope form".to_owned()),
-        Some(_) => None,
-    };
-    match why {
-        None => Ok(()),
-        Some(why) => Err(c.fail(e, why)),
-    }
 }

@@ -1,14 +1,15 @@
 //! keys.*: the rotation answers with the key asked and its new secret,
-//! which the key list then shows; the aggregator record and the key list
-//! agree.
-
-use std::collections::BTreeMap;
+//! which the key list and the aggregator record then show; the two agree
+//! on every key, before the write and after it.
 
 use serde_json::Value;
 
-use super::support::{Judge, text};
-use super::{Check, Level, Outcome, Rule};
-use crate::http::Request;
+use super::support::Judge;
+use super::{Check, Failure, Level, Outcome, Rule};
+use crate::contract::OpId;
+use crate::http::Exchange;
+use crate::model::expect::differs;
+use crate::model::{ListModel, key_id, token_of};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -16,7 +17,7 @@ pub fn rules() -> Vec<Rule> {
             id: "keys.rotation",
             level: Level::Required,
             source: "API.md Access keys (rotates the key and returns the AccessKey with the new secret); Authentication 3 (secrets returned in clear by list)",
-            summary: "rotation returns the key asked with a secret different from the one before, and the key list then shows that new secret",
+            summary: "rotation returns the key asked with a secret different from the one before (a lost answer is recovered from the key list), and the key list then shows that new secret",
             faults: &["rotate-same-secret", "rotate-other-key"],
             check: rotation,
             observe: None,
@@ -25,35 +26,31 @@ pub fn rules() -> Vec<Rule> {
             id: "keys.consistent",
             level: Level::Required,
             source: "API.md Authentication 3 (access keys are listed and returned inside the aggregator record; their secret is returned in clear); Aggregator (keys)",
-            summary: "the keys of the aggregator record are those of the key list, with the same state and the same secret in clear",
-            faults: &["aggregator-keys-masked"],
+            summary: "the keys of the aggregator record are those of the key list, field by field, before the rotation and after it; the rotation changes the rotated key's secret and nothing of the others",
+            faults: &["aggregator-keys-masked", "aggregator-keys-stale"],
             check: consistent,
             observe: None,
         },
     ]
 }
 
-/// The `ak_` identifier of a key record (its id, or its token).
-fn key_id(key: &Value) -> &str {
-    let (id, token) = (text(key, "id"), text(key, "token"));
-    if id.starts_with("ak_") && !id.starts_with("ak_tok_") {
-        id
-    } else {
-        token
-    }
-}
-
 fn rotation(c: &Check<'_>) -> Outcome {
-    let e = match c.ctx.sample_or_why("rotate") {
-        Ok(e) => e,
-        Err(why) => return Outcome::skipped(why),
+    let Some(rotation) = &c.ctx.model.rotation else {
+        return Outcome::skipped(
+            c.ctx
+                .sample_or_why("rotate")
+                .err()
+                .unwrap_or_else(|| "no rotation was made".into()),
+        );
     };
+    let e = &rotation.answer;
     let mut judge = Judge::default();
-    let Some(key) = e.data() else {
-        judge.check(false, || c.fail(e, "the rotation did not succeed"));
+    let Some(key) = rotation.key() else {
+        judge.fail(c.fail(e, "the rotation did not succeed"));
+        judge.case();
         return judge.outcome();
     };
-    let asked = e.request.path.split('/').nth(2).unwrap_or("");
+    let asked = &rotation.id;
     judge.check(key_id(key) == asked, || {
         c.fail(
             e,
@@ -63,26 +60,23 @@ fn rotation(c: &Check<'_>) -> Outcome {
             ),
         )
     });
-    let new = text(key, "secret");
+    let new = key["secret"].as_str().unwrap_or("");
     judge.check(!new.is_empty(), || {
         c.fail(e, "rotation did not return a key with a secret")
     });
-    if let Some(old) = &c.ctx.found.secret_before_rotation {
+    if let Some(old) = &rotation.before {
         judge.check(new != old, || {
             c.fail(e, "rotation returned the secret the key already had")
         });
     }
-    // The list shows the new secret now.
-    let listed = c.send(Request::get("/keys").q("limit", 100));
-    let shown = listed
-        .data()
-        .and_then(|d| d["keys"].as_array())
-        .and_then(|keys| keys.iter().find(|k| key_id(k) == asked))
-        .map(|k| text(k, "secret").to_owned());
-    if let Some(shown) = shown {
-        judge.check(shown == new, || {
+    // The list read after the write shows the new secret.
+    if let Some(list) = c.ctx.model.list(OpId::Keys)
+        && let Some(listed) = list.known().find(|k| key_id(k) == asked)
+    {
+        let page = list.pages.first().unwrap_or(e);
+        judge.check(listed["secret"] == new, || {
             c.fail(
-                &listed,
+                page,
                 format!("after rotating {asked}, the key list shows another secret"),
             )
         });
@@ -90,54 +84,99 @@ fn rotation(c: &Check<'_>) -> Outcome {
     judge.outcome()
 }
 
-fn consistent(c: &Check<'_>) -> Outcome {
-    let Some(record) = c.ctx.data("aggregator") else {
-        return Outcome::skipped("the aggregator record did not succeed");
+/// The keys of an aggregator record are the key list's, field by field.
+fn agree(
+    c: &Check<'_>,
+    record: &Exchange,
+    list: &ListModel,
+    when: &str,
+) -> Vec<Result<(), Failure>> {
+    let mut out = Vec::new();
+    let Some(keys) = record.data().and_then(|d| d["keys"].as_array()) else {
+        return out;
     };
-    let listed: BTreeMap<String, &Value> = c
-        .ctx
-        .rows("keys", "keys")
-        .map(|(_, k)| (text(k, "token").to_owned(), k))
-        .collect();
-    if listed.is_empty() {
-        return Outcome::skipped("the key list showed no key");
-    }
-    let e = c
-        .ctx
-        .first("aggregator")
-        .unwrap_or_else(|| unreachable!("data came from a sample"));
-    let mut judge = Judge::default();
-    let in_record: Vec<&Value> = record["keys"]
-        .as_array()
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
-    judge.check(in_record.len() == listed.len(), || {
-        c.fail(
-            e,
+    let listed: Vec<&Value> = list.known().collect();
+    out.push(if keys.len() == listed.len() {
+        Ok(())
+    } else {
+        Err(c.fail(
+            record,
             format!(
-                "the record holds {} keys, the list {}",
-                in_record.len(),
+                "{when}: the record holds {} keys, the list {}",
+                keys.len(),
                 listed.len()
             ),
-        )
+        ))
     });
-    for key in in_record {
-        let token = text(key, "token");
-        match listed.get(token) {
-            None => judge.check(false, || {
-                c.fail(e, format!("key {token} of the record is not listed"))
-            }),
-            Some(other) => {
-                for field in ["is_active", "secret", "id", "name"] {
-                    judge.check(key[field] == other[field], || {
-                        c.fail(
-                            e,
-                            format!("key {token}: {field} differs between the record and the list"),
-                        )
-                    });
+    for key in keys {
+        let token = token_of(key);
+        out.push(match list.find(&token) {
+            None => Err(c.fail(
+                record,
+                format!("{when}: key {token} of the record is not listed"),
+            )),
+            Some(other) => match differs(key, other) {
+                None => Ok(()),
+                Some(why) => Err(c.fail(record, format!("{when}: key {token}: {why}"))),
+            },
+        });
+    }
+    out
+}
+
+fn consistent(c: &Check<'_>) -> Outcome {
+    let model = &c.ctx.model;
+    let (Some(after), Some(record)) = (model.list(OpId::Keys), c.ctx.first("aggregator")) else {
+        return Outcome::skipped("the key list or the aggregator record was not read");
+    };
+    if record.transient.is_some() || after.usable().is_err() {
+        return Outcome::judged(
+            1,
+            vec![c.fail(record, "the key list or the aggregator record was not read")],
+        );
+    }
+    if !record.success() {
+        return Outcome::skipped("the aggregator record did not succeed");
+    }
+    let mut judge = Judge::default();
+    match (
+        &model.keys_before,
+        c.ctx.first("aggregator-after"),
+        &model.rotation,
+    ) {
+        (Some(before), Some(record_after), Some(rotation)) => {
+            agree(c, record, before, "before the rotation")
+                .into_iter()
+                .for_each(|r| judge.result(r));
+            agree(c, record_after, after, "after the rotation")
+                .into_iter()
+                .for_each(|r| judge.result(r));
+            // Only the rotated key's secret (and its updated_at) moved.
+            for key in before.known() {
+                let token = token_of(key);
+                let page = after.pages.first().unwrap_or(record_after);
+                let Some(now) = after.find(&token) else {
+                    judge.fail(c.fail(page, format!("key {token} is gone after the rotation")));
+                    continue;
+                };
+                let mut was = key.clone();
+                if key_id(key) == rotation.id {
+                    for field in ["secret", "updated_at"] {
+                        was[field] = now[field].clone();
+                    }
                 }
+                judge.result(match differs(now, &was) {
+                    None => Ok(()),
+                    Some(why) => Err(c.fail(
+                        page,
+                        format!("key {token} changed with the rotation of another: {why}"),
+                    )),
+                });
             }
         }
+        _ => agree(c, record, after, "the keys")
+            .into_iter()
+            .for_each(|r| judge.result(r)),
     }
     judge.outcome()
 }

@@ -1,11 +1,11 @@
-//! lists.*: the type of each list's count.
+//! lists.*: the type of each list's count, on every answer.
 
 use aggpay::rules as text_rules;
 
-use super::fields::{Verdict, over_corpus};
-use super::{Check, Level, Outcome, Rule};
-use crate::http::show;
-use crate::schema::Kind;
+use super::observe::{Verdict, from_log, schema};
+use super::{Level, Rule};
+use crate::contract::Kind;
+use crate::http::{Exchange, show};
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
@@ -14,13 +14,13 @@ pub fn rules() -> Vec<Rule> {
         source: "API.md typing rule 5",
         summary: "count is a string, except an integer in the access-key and refund lists",
         faults: &["count-types-swapped"],
-        check: count_types,
-        observe: None,
+        check: |c| from_log(c, true),
+        observe: Some(count_types),
     }]
 }
 
-fn count_types(c: &Check<'_>) -> Outcome {
-    over_corpus(c, |field, value| match (field.kind, value) {
+fn count_types(e: &Exchange) -> Option<String> {
+    schema(e, |field, value| match (field.kind, value) {
         (Kind::Count(as_string), Some(v)) => {
             if field.kind.type_matches(v)
                 && (!as_string || v.as_str().is_some_and(text_rules::is_numeric_id))

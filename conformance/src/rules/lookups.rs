@@ -11,7 +11,7 @@ pub fn rules() -> Vec<Rule> {
             id: "lookups.match",
             level: Level::Required,
             source: "API.md Lookups (account metadata by IBAN); AccountInfo (iban)",
-            summary: "an account lookup by IBAN answers for that IBAN",
+            summary: "an account lookup by IBAN answers for that IBAN: the one given, and the aggregator's own when the server resolves it",
             faults: &["account-info-wrong-iban"],
             check: matches,
             observe: None,
@@ -25,6 +25,7 @@ pub fn rules() -> Vec<Rule> {
                 "alias-value-optional",
                 "text-errors",
                 "bad-request-envelope",
+                "bad-request-message",
             ],
             check: alias_value_required,
             observe: None,
@@ -34,7 +35,15 @@ pub fn rules() -> Vec<Rule> {
 
 fn matches(c: &Check<'_>) -> Outcome {
     let mut judge = Judge::default();
-    for e in c.ctx.samples("account-info") {
+    // The IBAN given, and the aggregator's own, which the server may or
+    // may not resolve: when it answers, it answers for it.
+    let own = c
+        .ctx
+        .data("aggregator")
+        .and_then(|a| a["bank_account"]["iban"].as_str())
+        .filter(|i| !i.is_empty())
+        .map(|iban| c.send(Request::get("/account-info").q("iban", iban)));
+    for e in c.ctx.samples("account-info").chain(own.as_ref()) {
         let Some(data) = e.data() else { continue };
         let asked = e
             .request
@@ -69,7 +78,7 @@ fn alias_value_required(c: &Check<'_>) -> Outcome {
         let why = if e.success() {
             Some("an alias_type without an alias value succeeded".to_owned())
         } else if e.status() == Some(400) {
-            super::errors::bare(&e, 400, "error.bad_request")
+            super::errors::form(&e)
         } else if e.status().is_some_and(|s| s >= 500) || e.status().is_none() {
             Some("not refused cleanly".to_owned())
         } else {

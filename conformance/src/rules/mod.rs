@@ -1,6 +1,7 @@
 //! The rule catalogue: one file per family (the part of a rule id before
 //! the dot), the model, and the support every rule uses.
 
+mod agree;
 mod amounts;
 mod auth;
 mod body;
@@ -17,12 +18,14 @@ mod input;
 mod keys;
 mod lists;
 mod lookups;
+mod observe;
 mod offset;
-mod refunds;
+mod paging;
 mod scope;
 mod status;
 mod support;
 mod time;
+mod values;
 mod wire;
 
 pub use catalogue::catalogue;
@@ -131,16 +134,26 @@ mod model {
             self.ctx.http.pool().map(items, f)
         }
 
-        /// A failure shown by one exchange.
+        /// A failure shown by one exchange. When every attempt of the
+        /// exchange met a transient failure, it proves nothing: the failure
+        /// is inconclusive.
         pub fn fail(&self, e: &Exchange, message: impl Into<String>) -> Failure {
             let http = &self.ctx.http;
             let message = message.into();
-            let message = match &e.outcome {
-                Err(err) => format!("{message} ({err})"),
-                Ok(_) => message,
+            let message = match (&e.transient, &e.outcome) {
+                (Some(t), Ok(status)) => format!(
+                    "{message} ({t}: {status} on each of {} attempts)",
+                    e.attempts
+                ),
+                (Some(t), Err(err)) => {
+                    format!("{message} ({t} on each of {} attempts: {err})", e.attempts)
+                }
+                (None, Err(err)) => format!("{message} ({err})"),
+                (None, Ok(_)) => message,
             };
             Failure {
                 message: http.text(&message, 2_000),
+                inconclusive: e.transient.is_some(),
                 input: None,
                 evidence: Some(Box::new(Evidence {
                     method: e.request.method.to_owned(),
@@ -156,6 +169,7 @@ mod model {
         pub fn note(&self, message: impl Into<String>) -> Failure {
             Failure {
                 message: self.ctx.http.text(&message.into(), 2_000),
+                inconclusive: false,
                 input: None,
                 evidence: None,
             }
@@ -174,6 +188,9 @@ mod model {
     pub struct Failure {
         /// What is wrong.
         pub message: String,
+        /// True when the evidence is only transient failures: the server
+        /// did not answer the question, so nothing is proven either way.
+        pub inconclusive: bool,
         /// The (shrunk) generated input, for property rules.
         pub input: Option<String>,
         /// The request and answer, when one exchange shows it.
@@ -202,6 +219,9 @@ mod model {
         Passed,
         /// At least one case did not.
         Failed,
+        /// Every case that did not pass met only transient failures
+        /// (429, 502, 503, 504, resets, timeouts): not proven either way.
+        Inconclusive,
         /// The rule could not run.
         Skipped,
         /// The run budget ran out before the rule finished.
@@ -214,6 +234,7 @@ mod model {
             match self {
                 Status::Passed => "passed",
                 Status::Failed => "failed",
+                Status::Inconclusive => "inconclusive",
                 Status::Skipped => "skipped",
                 Status::NotRun => "not_run",
             }
@@ -229,22 +250,29 @@ mod model {
         pub cases: u64,
         /// Evidence, when failed.
         pub failures: Vec<Failure>,
+        /// Cases that met only transient failures, listed apart.
+        pub inconclusive: Vec<Failure>,
         /// Why, when skipped or not run.
         pub skip_reason: Option<String>,
     }
 
     impl Outcome {
-        /// Judged `cases` and found `failures` (none: passed).
+        /// Judged `cases` and found `failures` (none: passed). Failures
+        /// made of transient evidence only are set apart: they make the
+        /// rule inconclusive when nothing else failed.
         pub fn judged(cases: u64, failures: Vec<Failure>) -> Self {
-            let status = if failures.is_empty() {
-                Status::Passed
-            } else {
-                Status::Failed
+            let (inconclusive, failures): (Vec<Failure>, Vec<Failure>) =
+                failures.into_iter().partition(|f| f.inconclusive);
+            let status = match (failures.is_empty(), inconclusive.is_empty()) {
+                (false, _) => Status::Failed,
+                (true, false) => Status::Inconclusive,
+                (true, true) => Status::Passed,
             };
             Self {
                 status,
                 cases,
                 failures,
+                inconclusive,
                 skip_reason: None,
             }
         }
@@ -255,6 +283,7 @@ mod model {
                 status: Status::Skipped,
                 cases: 0,
                 failures: Vec::new(),
+                inconclusive: Vec::new(),
                 skip_reason: Some(reason.into()),
             }
         }
@@ -265,6 +294,7 @@ mod model {
                 status: Status::NotRun,
                 cases: 0,
                 failures: Vec::new(),
+                inconclusive: Vec::new(),
                 skip_reason: Some(
                     "not run: the run budget (--max-duration) ran out first".to_owned(),
                 ),
@@ -292,10 +322,10 @@ mod catalogue {
         rules.extend(super::cursor::rules());
         rules.extend(super::offset::rules());
         rules.extend(super::filters::rules());
-        rules.extend(super::refunds::rules());
         rules.extend(super::lookups::rules());
         rules.extend(super::exports::rules());
         rules.extend(super::keys::rules());
+        rules.extend(super::agree::rules());
         rules.extend(super::status::rules());
         rules.extend(super::input::rules());
         rules.extend(super::envelope::rules());
@@ -316,7 +346,7 @@ mod tests {
         let mut ids = std::collections::HashSet::new();
         let families = [
             "auth", "errors", "scope", "fields", "ids", "amounts", "time", "lists", "client",
-            "cursor", "offset", "filters", "refunds", "lookups", "exports", "keys", "status",
+            "cursor", "offset", "filters", "lookups", "exports", "keys", "agree", "status",
             "input", "envelope", "headers", "body", "wire",
         ];
         for r in &rules {

@@ -1,21 +1,32 @@
-//! offset.*: offset pagination of the offset lists.
+//! offset.*: the offset lists (every list the table pages by offset),
+//! judged against the model: pages at the start, middle and end and past
+//! it, page sizes from 1 to above any maximum, the count meaning one
+//! thing on every page, and the refund list's direction.
 
+use serde_json::Value;
+
+use super::paging::{Meanings, fetch, judge_rows, meanings, offset_case};
+use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule};
-use crate::http::Request;
-
-/// Page sizes the offset rules ask for: API.md shows no maximum for most
-/// offset lists, and the reference's default is 10, so nothing larger is
-/// needed to judge them.
-const MAX_ASKED: u64 = 10;
+use crate::contract::{Paging, Role};
+use crate::model::expect::{Expected, Order};
+use crate::model::{ListModel, Picker};
 
 pub fn rules() -> Vec<Rule> {
     vec![
         Rule {
             id: "offset.pages",
             level: Level::Required,
-            source: "API.md Access keys, QR codes (offset: records skipped before the result set); Merchants, Webhooks",
-            summary: "generated (offset, limit) pages equal the same slice of the list",
-            faults: &["offset-ignored", "offset-limit-ignored"],
+            source: "API.md Access keys, QR codes (offset: records skipped before the result set); Merchants, Rail merchants, Webhooks, Refunds (paginated)",
+            summary: "every offset list, at offsets 0, inside, the last row, the count and beyond, is exactly the list's slice there (empty past the end), every record as the list shows it",
+            faults: &[
+                "offset-ignored",
+                "offset-limit-ignored",
+                "offset-past-end-wraps",
+                "later-pages-drop-field",
+                "later-pages-count-drift",
+                "offset-off-by-one",
+            ],
             check: pages,
             observe: None,
         },
@@ -23,105 +34,275 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.limit",
             level: Level::Required,
             source: "API.md Access keys (page size 0 to 100); QR codes (maximum QR codes returned)",
-            summary: "generated limits: an offset list page never holds more rows than asked",
-            faults: &["offset-limit-ignored"],
+            summary: "page sizes 1, small, none, 100 and above: never more rows than asked, exactly the list's first rows (a server may cap a page, refuse a size above its maximum, or give its default without one)",
+            faults: &["offset-limit-ignored", "huge-number-500"],
             check: limit,
+            observe: None,
+        },
+        Rule {
+            id: "offset.count",
+            level: Level::Required,
+            source: "API.md typing rule 5 and each offset list (count); its meaning is not shown, so it must mean one thing",
+            summary: "an offset list's count means one thing on every page of it (the rows matching, the whole list, or the page): it does not drift on later pages",
+            faults: &["later-pages-count-drift"],
+            check: count,
+            observe: None,
+        },
+        Rule {
+            id: "offset.direction",
+            level: Level::Required,
+            source: "API.md Refunds (sort direction ASC or DESC); Limits (list sort direction: ASC or DESC, uppercase only; otherwise DESC)",
+            summary: "an offset list with a direction: ASC is its DESC order reversed; lowercase, empty, garbage or no direction gives the DESC order",
+            faults: &["refund-direction-lowercase", "lowercase-asc"],
+            check: direction,
             observe: None,
         },
     ]
 }
 
-/// The offset lists: path and the key of their rows.
-const LISTS: &[(&str, &str)] = &[
-    ("/keys", "keys"),
-    ("/merchants", "merchants"),
-    ("/rail-merchants", "merchants"),
-    ("/qrs", "qr_codes"),
-    ("/refunds", "keys"),
-    ("/webhooks", "endpoints"),
-];
-
-/// A row's identity: its token.
-pub fn token(row: &serde_json::Value) -> String {
-    row.get("token")
-        .map(|t| t.to_string())
-        .unwrap_or_else(|| row.to_string())
+/// The offset lists read, whole.
+fn offset_lists<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
+    c.ctx
+        .model
+        .lists
+        .iter()
+        .filter(|l| l.source.paging() == Paging::Offset && l.usable().is_ok())
+        .collect()
 }
 
-fn rows_of(
+fn run<T: Sync>(
     c: &Check<'_>,
-    path: &str,
-    key: &str,
-    query: &[(&str, String)],
-) -> Result<Vec<serde_json::Value>, Failure> {
-    let mut r = Request::get(path);
-    for (k, v) in query {
-        r = r.q(k, v);
+    cases: &[T],
+    f: impl Fn(&T) -> Result<(), Failure> + Sync,
+) -> Outcome {
+    if cases.is_empty() {
+        return Outcome::skipped("no offset list could be read");
     }
-    let e = c.send(r);
-    e.data()
-        .and_then(|d| d[key].as_array().cloned())
-        .ok_or_else(|| c.fail(&e, format!("{path}: no {key} array in a success answer")))
+    let mut judge = Judge::default();
+    c.map(cases, f).into_iter().for_each(|r| judge.result(r));
+    judge.outcome()
 }
 
 fn pages(c: &Check<'_>) -> Outcome {
-    // The reference: the first two pages of MAX_ASKED rows of each list.
-    let firsts: Vec<(&str, &str, u64)> = LISTS
-        .iter()
-        .flat_map(|(path, key)| [(*path, *key, 0), (*path, *key, MAX_ASKED)])
-        .collect();
-    let fetched = c.map(&firsts, |(path, key, offset)| {
-        rows_of(
-            c,
-            path,
-            key,
-            &[
-                ("limit", MAX_ASKED.to_string()),
-                ("offset", offset.to_string()),
-            ],
-        )
-    });
-    let mut reference: Vec<Vec<String>> = vec![Vec::new(); LISTS.len()];
-    for (i, result) in fetched.into_iter().enumerate() {
-        match result {
-            Ok(r) => reference[i / 2].extend(r.iter().map(token)),
-            Err(f) => return Outcome::judged(1, vec![f]),
+    let mut cases = Vec::new();
+    for list in offset_lists(c) {
+        let len = list.len.unwrap_or(list.head.len() as u64) as usize;
+        let mut pick = Picker::new(
+            c.ctx.options.seed,
+            &format!("offsets {}", list.source.label),
+        );
+        let small = 1 + pick.below(5);
+        let mut at = vec![
+            (0, small),
+            (len / 2, small),
+            (len.saturating_sub(1), 3),
+            (len, 3),
+            (1_000_000_000_000, 1),
+        ];
+        if len > 2 {
+            at.push((1 + pick.below(len - 1), 1 + pick.below(7)));
+        }
+        for (offset, limit) in at {
+            cases.push((list, offset, limit));
         }
     }
-    let strategy = (0..LISTS.len(), 0..MAX_ASKED, 1..=MAX_ASKED);
-    c.property(strategy, |(i, offset, limit)| {
-        let (path, key) = LISTS[*i];
-        let known = &reference[*i];
-        let (o, l) = (*offset as usize, *limit as usize);
-        let e = c.send(Request::get(path).q("limit", limit).q("offset", offset));
-        let got: Vec<String> = e
-            .data()
-            .and_then(|d| d[key].as_array())
-            .map(|rows| rows.iter().map(token).collect())
-            .ok_or_else(|| c.fail(&e, format!("{path}: no {key} array")))?;
-        let expected: Vec<String> = known.iter().skip(o).take(l).cloned().collect();
-        if got == expected {
-            Ok(())
-        } else {
-            Err(c.fail(
-                &e,
-                format!(
-                    "{path} offset {offset} limit {limit}: rows {got:?}, the list has {expected:?} there"
-                ),
-            ))
-        }
+    run(c, &cases, |(list, offset, limit)| {
+        offset_case(c, list, &[], Order::Forward, &[], *offset, *limit).map(|_| ())
     })
 }
 
 fn limit(c: &Check<'_>) -> Outcome {
-    c.property((0..LISTS.len(), 1..=MAX_ASKED), |(i, limit)| {
-        let (path, key) = LISTS[*i];
-        let e = c.send(Request::get(path).q("limit", limit));
-        let rows = e.data().and_then(|d| d[key].as_array()).map_or(0, Vec::len);
-        if e.success() && rows as u64 <= *limit {
-            Ok(())
-        } else {
-            Err(c.fail(&e, format!("{path} limit {limit}: {rows} rows")))
+    let mut cases = Vec::new();
+    for list in offset_lists(c) {
+        let mut pick = Picker::new(c.ctx.options.seed, &format!("limits {}", list.source.label));
+        let small = (2 + pick.below(8)).to_string();
+        for asked in ["1", small.as_str(), "", "0", "101", "18446744073709551616"] {
+            cases.push((list, asked.to_owned()));
         }
+    }
+    run(c, &cases, |(list, asked)| {
+        let mut q = Vec::new();
+        if !asked.is_empty() {
+            q.push(("limit".to_owned(), asked.clone()));
+        }
+        let got = fetch(c, &list.source, &q);
+        let what = format!(
+            "{} {}",
+            list.source.label,
+            if asked.is_empty() {
+                "without a limit".to_owned()
+            } else {
+                format!("limit {asked}")
+            }
+        );
+        let n: Option<u64> = asked.parse().ok();
+        let rule = list
+            .source
+            .op
+            .role(|r| matches!(r, Role::Limit { .. }))
+            .map(|p| p.role);
+        let max = match rule {
+            Some(Role::Limit { max, .. }) => max,
+            _ => None,
+        };
+        // Out of the stated range, or a size the server may refuse.
+        let refusable = asked == "0" || n.is_none_or(|n| n > max.unwrap_or(100));
+        if got.e.status() == Some(400) && refusable {
+            return Ok(());
+        }
+        let rows = got.rows_or_fail(c, &what)?.clone();
+        let whole = Expected::of(list, &[], Order::Forward);
+        let len = list.len.unwrap_or(list.head.len() as u64) as usize;
+        let cap = match (n, max) {
+            (Some(n), Some(max)) => n.min(max) as usize,
+            (Some(n), None) => n.min(usize::MAX as u64) as usize,
+            (None, _) => usize::MAX,
+        };
+        if rows.len() > cap.max(if asked == "0" { rows.len() } else { 0 }) {
+            return Err(c.fail(
+                &got.e,
+                format!("{what}: {} rows, more than asked", rows.len()),
+            ));
+        }
+        let k = rows.len();
+        // The first rows of the list; how many is the server's to choose
+        // where API.md does not say (no limit, 0, a size above its cap),
+        // but never an empty page for a list with rows when rows were
+        // asked for, and all of them when fewer than asked.
+        if let Some(n) = n.filter(|n| *n >= 1 && *n <= list.cap) {
+            let due = (n as usize).min(len);
+            return judge_rows(c, &got, list, &whole.slice(0, due), &what);
+        }
+        if k == 0 && len > 0 && asked != "0" {
+            return Err(c.fail(
+                &got.e,
+                format!("{what}: an empty page of a list with {len} rows"),
+            ));
+        }
+        judge_rows(c, &got, list, &whole.slice(0, k), &what)
     })
+}
+
+fn count(c: &Check<'_>) -> Outcome {
+    let lists = offset_lists(c);
+    let results = c.map(&lists, |list| count_of(c, list));
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
+    if judge.cases == 0 {
+        return Outcome::skipped("no offset list could be read");
+    }
+    judge.outcome()
+}
+
+/// The meanings the count of one list keeps over its pages (the model's
+/// pages, and pages inside and at the end), until one is left or none.
+fn count_of(c: &Check<'_>, list: &ListModel) -> Result<(), Failure> {
+    let len = list.len.unwrap_or(0) as usize;
+    if !list.complete {
+        return Ok(());
+    }
+    let step = (len / 3).clamp(1, 100);
+    let offsets = [0, step, len.saturating_sub(1), len];
+    let pages = c.map(&offsets, |offset| {
+        (
+            *offset,
+            fetch(
+                c,
+                &list.source,
+                &[
+                    ("limit".into(), step.to_string()),
+                    ("offset".into(), offset.to_string()),
+                ],
+            ),
+        )
+    });
+    let mut left = Meanings::ALL;
+    let mut seen: Vec<String> = Vec::new();
+    for (offset, got) in &pages {
+        let what = format!("{} offset {offset} limit {step}", list.source.label);
+        let rows = got.rows_or_fail(c, &what)?.len();
+        let Some(n) = got.count else {
+            return Err(c.fail(&got.e, format!("{what}: no count")));
+        };
+        seen.push(format!("{n} at offset {offset}"));
+        left = left.and(meanings(n, &[len], list.len, rows));
+        if left.none() {
+            return Err(c.fail(
+                &got.e,
+                format!(
+                    "{}: the count does not mean one thing across pages ({}; the list has {len} rows)",
+                    list.source.label,
+                    seen.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn direction(c: &Check<'_>) -> Outcome {
+    let lists: Vec<&ListModel> = offset_lists(c)
+        .into_iter()
+        .filter(|l| l.source.op.role(|r| *r == Role::Direction).is_some())
+        .filter(|l| l.complete && l.head.len() <= 100)
+        .collect();
+    let directions = [
+        Some("DESC"),
+        Some("ASC"),
+        None,
+        Some("asc"),
+        Some("Asc"),
+        Some(""),
+        Some("desc"),
+        Some("sideways"),
+    ];
+    let cases: Vec<(&ListModel, Option<&str>)> = lists
+        .iter()
+        .flat_map(|l| directions.iter().map(move |d| (*l, *d)))
+        .collect();
+    run(c, &cases, |(list, d)| {
+        let mut q = vec![("limit".to_owned(), "100".to_owned())];
+        if let Some(d) = d {
+            q.push(("direction".into(), (*d).to_owned()));
+        }
+        let got = fetch(c, &list.source, &q);
+        let order = Order::of(Paging::Offset, *d);
+        let what = format!(
+            "{} direction {}",
+            list.source.label,
+            d.map_or("absent".to_owned(), |d| format!("{d:?}"))
+        );
+        let expected = Expected::of(list, &[], order);
+        let rows = got.rows_or_fail(c, &what)?;
+        // Rows created in the same instant may keep their own order.
+        if order == Order::Backward && same_but_ties(rows, &expected.alternatives[0]) {
+            return super::paging::same_records(c, &got.e, list, rows, &what);
+        }
+        judge_rows(c, &got, list, &expected.slice(0, 100), &what)
+    })
+}
+
+/// Whether `got` is `want` but for the order of rows of equal
+/// `created_at`.
+fn same_but_ties(got: &[Value], want: &[Value]) -> bool {
+    if got.len() != want.len() {
+        return false;
+    }
+    let key = |r: &Value| r["created_at"].as_str().unwrap_or("").to_owned();
+    let mut i = 0;
+    while i < want.len() {
+        let mut j = i;
+        while j < want.len() && key(&want[j]) == key(&want[i]) {
+            j += 1;
+        }
+        let mut a: Vec<String> = got[i..j].iter().map(crate::model::token_of).collect();
+        let mut b: Vec<String> = want[i..j].iter().map(crate::model::token_of).collect();
+        a.sort();
+        b.sort();
+        if a != b {
+            return false;
+        }
+        i = j;
+    }
+    true
 }

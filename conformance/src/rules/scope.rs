@@ -1,9 +1,13 @@
 //! scope.*: every operation is scoped to the one aggregator its path
 //! names.
 
-use super::support::{Judge, text};
+use serde_json::Value;
+
+use super::observe::{Verdict, from_log, schema};
+use super::support::Judge;
 use super::{Check, Level, Outcome, Rule};
-use crate::http::Request;
+use crate::contract::OpId;
+use crate::http::{Exchange, Request, show};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -11,10 +15,10 @@ pub fn rules() -> Vec<Rule> {
             id: "scope.aggregator",
             level: Level::Required,
             source: "API.md What the service does (every operation is scoped to one aggregator, addressed by {aggregator-id} in the path); Aggregator, AccessKey, AggregatorMerchant, Transaction, WebhookEndpoint (aggregator_id)",
-            summary: "the aggregator record's token, and every aggregator_id of every sampled record, is the aggregator of the path",
-            faults: &["foreign-aggregator-id"],
-            check: aggregator,
-            observe: None,
+            summary: "the aggregator record's token, and every aggregator_id of every record of every answer (later pages included), is the aggregator of the path",
+            faults: &["foreign-aggregator-id", "any-aggregator"],
+            check: |c| from_log(c, true),
+            observe: Some(aggregator),
         },
         Rule {
             id: "scope.unknown-aggregator",
@@ -28,76 +32,30 @@ pub fn rules() -> Vec<Rule> {
     ]
 }
 
-fn aggregator(c: &Check<'_>) -> Outcome {
-    let want = c.ctx.http.aggregator();
-    let mut judge = Judge::default();
-    for sample in &c.ctx.samples {
-        let Some(data) = sample.exchange.data() else {
-            continue;
-        };
-        let mut records: Vec<(&str, &serde_json::Value)> = Vec::new();
-        match sample.op {
-            "aggregator" => {
-                let token = text(data, "token");
-                judge.check(token == want, || {
-                    c.fail(
-                        &sample.exchange,
-                        format!("the aggregator record is {token:?}, not {want:?}"),
-                    )
-                });
-                records.extend(
-                    data["keys"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|k| ("keys", k)),
-                );
-            }
-            "keys" => records.extend(
-                data["keys"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|k| ("keys", k)),
-            ),
-            "rotate" => records.push(("rotate", data)),
-            "merchants" => records.extend(
-                data["merchants"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|m| ("merchants", m)),
-            ),
-            "transactions" => records.extend(
-                data["transactions"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|t| ("transactions", t)),
-            ),
-            "webhooks" => records.extend(
-                data["endpoints"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|w| ("webhooks", w)),
-            ),
-            _ => {}
-        }
-        for (op, record) in records {
-            let got = text(record, "aggregator_id");
-            judge.check(got == want, || {
-                c.fail(
-                    &sample.exchange,
-                    format!("{op}: a record of aggregator {got:?} under aggregator {want:?}"),
-                )
-            });
+/// The aggregator a request's URL names.
+fn path_aggregator(e: &Exchange) -> Option<&str> {
+    let rest = e.url.split("/v1/aggregators/").nth(1)?;
+    Some(rest.split(['/', '?']).next().unwrap_or(rest))
+}
+
+fn aggregator(e: &Exchange) -> Option<String> {
+    let want = path_aggregator(e)?;
+    let op = e.op()?;
+    let data = e.data()?;
+    if op.id == OpId::Aggregator {
+        let token = data["token"].as_str().unwrap_or("");
+        if token != want {
+            return Some(format!("the aggregator record is {token:?}, not {want:?}"));
         }
     }
-    if judge.cases == 0 {
-        return Outcome::skipped("no record with an aggregator was sampled");
-    }
-    judge.outcome()
+    schema(e, |field, value| match (field.name, value) {
+        ("aggregator_id", Some(Value::String(got))) if got == want => Verdict::Ok,
+        ("aggregator_id", Some(v)) => Verdict::Bad(format!(
+            "a record of aggregator {} under aggregator {want:?}",
+            show(Some(v))
+        )),
+        _ => Verdict::Skip,
+    })
 }
 
 fn unknown_aggregator(c: &Check<'_>) -> Outcome {
@@ -110,7 +68,7 @@ fn unknown_aggregator(c: &Check<'_>) -> Outcome {
     for e in answers {
         let ok = match e.status() {
             Some(401) => true,
-            Some(404) => super::errors::bare(&e, 404, "error.not_found").is_none(),
+            Some(404) => super::errors::form(&e).is_none(),
             _ => false,
         };
         judge.check(ok, || {

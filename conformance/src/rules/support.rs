@@ -14,11 +14,13 @@ pub const MAX_FAILURES: usize = 5;
 /// Shrinking steps at most: each is a request.
 const MAX_SHRINK_STEPS: u32 = 64;
 
-/// Collects failures up to [`MAX_FAILURES`], counting cases.
+/// Collects failures up to [`MAX_FAILURES`] (and as many inconclusive
+/// ones), counting cases.
 #[derive(Debug, Default)]
 pub struct Judge {
     pub cases: u64,
     pub failures: Vec<Failure>,
+    pub unsure: Vec<Failure>,
     pub more: u64,
 }
 
@@ -28,9 +30,14 @@ impl Judge {
     }
 
     pub fn fail(&mut self, failure: Failure) {
-        if self.failures.len() < MAX_FAILURES {
-            self.failures.push(failure);
+        let list = if failure.inconclusive {
+            &mut self.unsure
         } else {
+            &mut self.failures
+        };
+        if list.len() < MAX_FAILURES {
+            list.push(failure);
+        } else if !failure.inconclusive {
             self.more += 1;
         }
     }
@@ -57,6 +64,7 @@ impl Judge {
             last.message
                 .push_str(&format!(" (and {} more like it)", self.more));
         }
+        self.failures.append(&mut self.unsure);
         Outcome::judged(self.cases, self.failures)
     }
 }
@@ -64,10 +72,7 @@ impl Judge {
 /// A rule's own seed: the run seed mixed with the rule id, so that a
 /// rule's cases do not depend on which other rules ran.
 fn seed_for(seed: u64, rule: &str) -> [u8; 32] {
-    let mut h: u64 = seed ^ 0xcbf2_9ce4_8422_2325;
-    for b in rule.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
+    let h = crate::model::fnv1a(seed, rule.as_bytes());
     let mut out = [0u8; 32];
     for (i, chunk) in out.chunks_mut(8).enumerate() {
         let z = h.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i as u64 + 1));
@@ -125,8 +130,16 @@ impl Check<'_> {
         let values: Vec<S::Value> = trees.iter().map(ValueTree::current).collect();
         let results = self.map(&values, |v| check(v));
         let cases = values.len() as u64;
-        let Some(first) = results.iter().position(Result::is_err) else {
-            return Outcome::judged(cases, Vec::new());
+        let proven = |r: &Result<(), Failure>| matches!(r, Err(f) if !f.inconclusive);
+        let Some(first) = results.iter().position(proven) else {
+            // Nothing failed for sure: the cases that met only transient
+            // failures, if any, make the property inconclusive.
+            let unsure = results
+                .into_iter()
+                .filter_map(Result::err)
+                .take(MAX_FAILURES)
+                .collect();
+            return Outcome::judged(cases, unsure);
         };
         let mut tree = trees.swap_remove(first);
         let mut best = (values[first].clone_debug(), results[first].clone().err());
@@ -134,7 +147,11 @@ impl Check<'_> {
         if tree.simplify() {
             for _ in 0..MAX_SHRINK_STEPS {
                 match check(&tree.current()) {
-                    Ok(()) => {
+                    // A transient answer proves nothing: shrink elsewhere.
+                    Ok(())
+                    | Err(Failure {
+                        inconclusive: true, ..
+                    }) => {
                         if !tree.complicate() {
                             break;
                         }
@@ -176,14 +193,4 @@ pub fn num(v: &Value) -> Option<u64> {
 /// The string at `field`, or "".
 pub fn text<'v>(v: &'v Value, field: &str) -> &'v str {
     v[field].as_str().unwrap_or("")
-}
-
-/// A query as a URL shows it (`status=1&limit=100`), unencoded, for
-/// messages.
-pub fn query_text(query: &[(&str, String)]) -> String {
-    query
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("&")
 }

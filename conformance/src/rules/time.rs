@@ -1,11 +1,12 @@
 //! time.*: timestamps are RFC 3339 UTC, unset ones null, alias dates
-//! calendar dates; on every sampled record.
+//! calendar dates; on every answer of the run.
 
 use aggpay::rules as text_rules;
 
-use super::fields::strings;
+use super::observe::{from_log, strings};
 use super::{Check, Level, Outcome, Rule};
-use crate::schema::Kind;
+use crate::contract::Kind;
+use crate::http::Exchange;
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -13,10 +14,10 @@ pub fn rules() -> Vec<Rule> {
             id: "time.rfc3339-utc",
             level: Level::Required,
             source: "API.md typing rule 4",
-            summary: "timestamps are RFC 3339 UTC strings, in every sampled record",
+            summary: "timestamps are RFC 3339 UTC strings, in every record of every answer",
             faults: &["offset-timestamps", "unlinked-merchant-bad-timestamp"],
-            check: timestamps,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(timestamps),
         },
         Rule {
             id: "time.null-not-empty",
@@ -24,8 +25,8 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 4",
             summary: "nullable timestamps are JSON null when unset, never \"\"",
             faults: &["empty-string-null"],
-            check: null_timestamps,
-            observe: None,
+            check: |c| from_log(c, true),
+            observe: Some(null_timestamps),
         },
         Rule {
             id: "time.dates",
@@ -33,15 +34,15 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 4 (alias dates)",
             summary: "alias dates are calendar dates YYYY-MM-DD",
             faults: &["datetime-alias-dates"],
-            check: dates,
-            observe: None,
+            check: dates_verdict,
+            observe: Some(dates),
         },
     ]
 }
 
-fn timestamps(c: &Check<'_>) -> Outcome {
+fn timestamps(e: &Exchange) -> Option<String> {
     strings(
-        c,
+        e,
         |k| matches!(k, Kind::Ts | Kind::NullTs),
         |kind, s| {
             // "" for a nullable timestamp is `time.null-not-empty`'s business.
@@ -54,9 +55,9 @@ fn timestamps(c: &Check<'_>) -> Outcome {
     )
 }
 
-fn null_timestamps(c: &Check<'_>) -> Outcome {
+fn null_timestamps(e: &Exchange) -> Option<String> {
     strings(
-        c,
+        e,
         |k| k == Kind::NullTs,
         |_, s| {
             if s.is_empty() {
@@ -68,12 +69,9 @@ fn null_timestamps(c: &Check<'_>) -> Outcome {
     )
 }
 
-fn dates(c: &Check<'_>) -> Outcome {
-    if let Err(why) = c.ctx.sample_or_why("alias") {
-        return Outcome::skipped(why);
-    }
+fn dates(e: &Exchange) -> Option<String> {
     strings(
-        c,
+        e,
         |k| k == Kind::Date,
         |_, s| {
             if text_rules::is_date(s) {
@@ -83,4 +81,12 @@ fn dates(c: &Check<'_>) -> Outcome {
             }
         },
     )
+}
+
+/// Only an alias carries dates: without one read, nothing was judged.
+fn dates_verdict(c: &Check<'_>) -> Outcome {
+    match c.ctx.sample_or_why("alias") {
+        Ok(_) => from_log(c, true),
+        Err(why) => Outcome::skipped(why),
+    }
 }

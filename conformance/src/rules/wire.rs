@@ -5,11 +5,31 @@ use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::cursor::{ids, lists, page};
-use super::headers::from_log;
+use super::observe::from_log;
+use super::paging::fetch;
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule};
-use crate::http::{Auth, Exchange, Request, encode};
+use crate::contract::OpId;
+use crate::http::{Auth, Exchange, Request};
+use crate::model::{ListModel, id_of};
+
+/// The cursor lists observed: the batches and the largest transactions.
+fn lists<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
+    let model = &c.ctx.model;
+    model
+        .list(OpId::Batches)
+        .into_iter()
+        .chain(model.transaction_lists().first().copied())
+        .filter(|l| l.usable().is_ok())
+        .collect()
+}
+
+fn q(pairs: &[(&str, String)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect()
+}
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -18,7 +38,7 @@ pub fn rules() -> Vec<Rule> {
             level: Level::Observation,
             source: "WIRE.md Cursor pagination (next_cursor is the last row's id; the next page follows it)",
             summary: "generated cursors (real ids, their neighbours, random numbers): a page holds only ids beyond the cursor",
-            faults: &["cursor-inclusive", "numeric-id-as-number"],
+            faults: &["cursor-inclusive"],
             check: cursor_bounds,
             observe: None,
         },
@@ -62,7 +82,14 @@ pub fn rules() -> Vec<Rule> {
             level: Level::Observation,
             source: "WIRE.md Status codes and errors (a well-formed ID that does not exist gets 404)",
             summary: "an unknown rail merchant or alias id of the right shape gets 404 in the bare form",
-            faults: &["unknown-alias-found", "text-errors", "not-found-envelope"],
+            faults: &[
+                "unknown-alias-found",
+                "text-errors",
+                "not-found-envelope",
+                "not-found-other-message",
+                "unknown-rail-merchant-found",
+                "rail-merchant-404-message",
+            ],
             check: unknown_id_404,
             observe: None,
         },
@@ -115,16 +142,14 @@ fn content_type_json(e: &Exchange) -> Option<String> {
 }
 
 fn cursor_bounds(c: &Check<'_>) -> Outcome {
-    let lists = lists(c.ctx);
-    // Real ids of each list, newest first: cursors from real responses.
+    let lists = lists(c);
+    if lists.is_empty() {
+        return Outcome::skipped("no cursor list could be read");
+    }
+    // Real ids of each list: cursors from real responses.
     let real: Vec<Vec<u64>> = lists
         .iter()
-        .map(|l| {
-            page(c, l, &[("limit", "100".into())])
-                .rows
-                .map(|r| ids(&r).unwrap_or_default())
-                .unwrap_or_default()
-        })
+        .map(|l| l.known().filter_map(id_of).collect())
         .collect();
     let n = lists.len();
     let cursors = prop_oneof![
@@ -140,22 +165,17 @@ fn cursor_bounds(c: &Check<'_>) -> Outcome {
             _ => (*random).max(1),
         };
         let direction = if *ascending { "ASC" } else { "DESC" };
-        let p = page(
+        let p = fetch(
             c,
-            &lists[*i],
-            &[
+            &lists[*i].source,
+            &q(&[
                 ("cursor", cursor.to_string()),
                 ("direction", direction.into()),
                 ("limit", limit.to_string()),
-            ],
+            ]),
         );
-        let Some(rows) = &p.rows else {
-            return Err(c.fail(
-                &p.e,
-                format!("{}: no rows array in a success answer", lists[*i].name),
-            ));
-        };
-        let ids = ids(rows).map_err(|why| c.fail(&p.e, why))?;
+        let rows = p.rows_or_fail(c, &lists[*i].source.label)?;
+        let ids: Vec<u64> = rows.iter().filter_map(id_of).collect();
         match ids.iter().find(|id| {
             if *ascending {
                 **id <= cursor
@@ -174,19 +194,19 @@ fn cursor_bounds(c: &Check<'_>) -> Outcome {
 
 fn limit_validation(c: &Check<'_>) -> Outcome {
     let mut cases = Vec::new();
-    for list in lists(c.ctx) {
+    for list in lists(c) {
         for bad in ["-1", "-100", "abc"] {
-            cases.push((list.clone(), bad));
+            cases.push((list, bad));
         }
     }
     let mut judge = Judge::default();
     for ((list, bad), p) in cases.iter().zip(c.map(&cases, |(list, bad)| {
-        page(c, list, &[("limit", (*bad).into())])
+        fetch(c, &list.source, &q(&[("limit", (*bad).into())]))
     })) {
         judge.check(p.e.status() == Some(400), || {
             c.fail(
                 &p.e,
-                format!("{}: limit={bad} not refused with 400", list.name),
+                format!("{}: limit={bad} not refused with 400", list.source.label),
             )
         });
     }
@@ -194,7 +214,13 @@ fn limit_validation(c: &Check<'_>) -> Outcome {
 }
 
 fn revokes_old(c: &Check<'_>) -> Outcome {
-    let Some(old) = &c.ctx.found.secret_before_rotation else {
+    let Some(old) = c
+        .ctx
+        .model
+        .rotation
+        .as_ref()
+        .and_then(|r| r.before.as_ref())
+    else {
         return Outcome::skipped(
             c.ctx
                 .unsampled
@@ -203,7 +229,13 @@ fn revokes_old(c: &Check<'_>) -> Outcome {
                 .unwrap_or_else(|| "the key was not rotated".into()),
         );
     };
-    if !c.ctx.first("rotate").is_some_and(Exchange::success) {
+    if c.ctx
+        .model
+        .rotation
+        .as_ref()
+        .and_then(|r| r.key())
+        .is_none()
+    {
         return Outcome::skipped("the rotation did not succeed");
     }
     let mut judge = Judge::default();
@@ -219,7 +251,13 @@ fn export_validation(c: &Check<'_>) -> Outcome {
     if !c.ctx.options.allow_writes {
         return Outcome::skipped("a write: pass --allow-writes");
     }
-    let batch = c.ctx.found.batches.first().cloned().unwrap_or_default();
+    let batch = c
+        .ctx
+        .model
+        .rows(OpId::Batches)
+        .first()
+        .map(|b| crate::model::token_of(b))
+        .unwrap_or_default();
     let bodies = [
         serde_json::json!({}),
         serde_json::json!({"settlement_batch_id": batch}),
@@ -253,30 +291,34 @@ fn export_validation(c: &Check<'_>) -> Outcome {
 
 fn unknown_id_404(c: &Check<'_>) -> Outcome {
     let requests = [
-        Request::get(format!(
-            "/rail-merchants/{}",
-            encode("mer_conformance0unknown")
-        )),
-        Request::get(format!("/alias/{}", encode("als_conformance0unknown"))),
+        Request::get(
+            crate::contract::Op::get(OpId::RailMerchant).path_with("mer_conformance0unknown"),
+        ),
+        Request::get(crate::contract::Op::get(OpId::Alias).path_with("als_conformance0unknown")),
     ];
     let mut judge = Judge::default();
     for e in c.map(&requests, |r| c.send(r.clone())) {
-        let why = super::errors::bare(&e, 404, "error.not_found");
+        let why = if e.status() == Some(404) {
+            super::errors::form(&e)
+        } else {
+            Some(format!("answered {:?}, not 404", e.status()))
+        };
         judge.check(why.is_none(), || c.fail(&e, why.unwrap_or_default()));
     }
     judge.outcome()
 }
 
 fn payouts(c: &Check<'_>) -> Outcome {
-    let e = match c.ctx.sample_or_why("payouts") {
-        Ok(e) => e,
-        Err(why) => return Outcome::skipped(why),
+    let Some((e, rows)) = c
+        .ctx
+        .model
+        .lists(OpId::Transactions)
+        .filter(|l| !l.source.base.is_empty())
+        .flat_map(|l| l.pages.iter())
+        .find_map(|e| e.rows("settlement_transactions").map(|r| (e, r.clone())))
+    else {
+        return Outcome::skipped("no batch's payouts were read");
     };
-    let rows = e
-        .data()
-        .and_then(|d| d["settlement_transactions"].as_array())
-        .cloned()
-        .unwrap_or_default();
     if rows.is_empty() {
         return Outcome::skipped("the sampled batch has no payouts");
     }

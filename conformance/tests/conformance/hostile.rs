@@ -28,7 +28,13 @@ fn hostile(request: &RawRequest, out: &mut TcpStream) {
             .unwrap_or(1_000_000_000_000);
         let ascending = query.contains("direction=ASC");
         let ids: Vec<u64> = (1..=30)
-            .map(|i| if ascending { cursor + i } else { cursor - i })
+            .map(|i| {
+                if ascending {
+                    cursor.saturating_add(i)
+                } else {
+                    cursor.saturating_sub(i).max(1)
+                }
+            })
             .collect();
         let rows: Vec<String> = ids
             .iter()

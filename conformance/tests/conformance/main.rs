@@ -9,3 +9,4 @@ mod reports;
 mod runs;
 mod support;
 mod tls;
+mod transient;

@@ -1,11 +1,12 @@
 //! The harness is right both ways: the faithful mock passes every rule,
 //! and each fault of the mock, alone, breaks exactly the rules that name
-//! it (every rule names at least one).
+//! it (every rule names at least one); with transient failures on top
+//! (the chaos a flaky staging shows), every fault is still caught.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use aggpay_conformance::{EXIT_FAILED, EXIT_OK, catalogue};
-use aggpay_mock::{Fault, MockConfig, MockServer};
+use aggpay_mock::{Chaos, Fault, MockConfig, MockServer};
 
 use crate::support::{json_run, with_status};
 
@@ -24,19 +25,22 @@ fn the_faithful_mock_passes_every_rule_even_strictly() {
     assert_eq!(report["rules"].as_array().unwrap().len(), catalogue().len());
 }
 
-/// Runs the whole suite, strictly, once per fault (two threads: the
-/// machine has two cores), and compares what failed with what the
-/// catalogue says each fault breaks.
-#[test]
-fn every_fault_breaks_exactly_the_rules_that_name_it() {
-    let mut claimed: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+/// What the catalogue says each fault breaks.
+fn claimed() -> BTreeMap<&'static str, BTreeSet<String>> {
+    let mut claimed: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for rule in catalogue() {
         for fault in rule.faults {
-            claimed.entry(fault).or_default().insert(rule.id);
+            claimed.entry(fault).or_default().insert(rule.id.to_owned());
         }
     }
+    claimed
+}
+
+/// Runs the whole suite, strictly, once per fault (two threads: the
+/// machine has two cores): each fault's exit code and failed rules.
+fn every_fault(chaos: Option<&str>) -> Vec<(Fault, u8, BTreeSet<String>)> {
     let faults: Vec<Fault> = Fault::ALL.to_vec();
-    let found: Vec<(Fault, u8, BTreeSet<String>)> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let handles: Vec<_> = faults
             .chunks(faults.len().div_ceil(2))
             .map(|chunk| {
@@ -44,8 +48,14 @@ fn every_fault_breaks_exactly_the_rules_that_name_it() {
                     chunk
                         .iter()
                         .map(|fault| {
-                            let server =
-                                MockServer::start(MockConfig::new().seed(9).fault(*fault)).unwrap();
+                            let mut config = MockConfig::new().seed(9).fault(*fault);
+                            if let Some(spec) = chaos {
+                                // Retry-After 0: the test does not wait out
+                                // a second for every throttled request.
+                                let chaos: Chaos = spec.parse().unwrap();
+                                config = config.chaos(chaos.retry_after(std::time::Duration::ZERO));
+                            }
+                            let server = MockServer::start(config).unwrap();
                             let (code, report) = json_run(&server, &["--strict"]);
                             let failed = with_status(&report, "failed")
                                 .into_iter()
@@ -61,23 +71,46 @@ fn every_fault_breaks_exactly_the_rules_that_name_it() {
             .into_iter()
             .flat_map(|h| h.join().unwrap())
             .collect()
-    });
+    })
+}
+
+#[test]
+fn every_fault_breaks_exactly_the_rules_that_name_it() {
+    let claimed = claimed();
     let mut problems = Vec::new();
-    for (fault, code, failed) in &found {
-        let want: BTreeSet<String> = claimed
-            .get(fault.name())
-            .map(|s| s.iter().map(|r| (*r).to_owned()).collect())
-            .unwrap_or_default();
+    for (fault, code, failed) in every_fault(None) {
+        let want = claimed.get(fault.name()).cloned().unwrap_or_default();
         if want.is_empty() {
             problems.push(format!("fault {fault} is named by no rule"));
         }
-        if *failed != want {
+        if failed != want {
             problems.push(format!(
                 "fault {fault}: failed {failed:?}, the catalogue says {want:?}"
             ));
         }
-        if *code != EXIT_FAILED {
+        if code != EXIT_FAILED {
             problems.push(format!("fault {fault}: exit {code}"));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// A flaky staging (5% 503, 5% 429, 2% resets) hides no fault: transient
+/// failures are retried, and what every fault breaks still fails.
+#[test]
+fn every_fault_is_still_caught_through_chaos() {
+    let claimed = claimed();
+    let mut problems = Vec::new();
+    for (fault, code, failed) in every_fault(Some("503=0.05,429=0.05,reset=0.02")) {
+        let want = claimed.get(fault.name()).cloned().unwrap_or_default();
+        let missed: Vec<&String> = want.difference(&failed).collect();
+        if !missed.is_empty() {
+            problems.push(format!(
+                "fault {fault} through chaos: {missed:?} did not fail"
+            ));
+        }
+        if code != EXIT_FAILED {
+            problems.push(format!("fault {fault} through chaos: exit {code}"));
         }
     }
     assert!(problems.is_empty(), "{problems:#?}");

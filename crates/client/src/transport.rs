@@ -255,17 +255,9 @@ fn jitter_cap(after: Duration) -> Duration {
     (after / 10).max(Duration::from_millis(50))
 }
 
-/// `Retry-After` as delay-seconds or an HTTP date (RFC 9110 section 10.2.3).
+/// The `Retry-After` header of an answer, as a wait.
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = headers.get("retry-after")?.to_str().ok()?.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    static PARSER: jiff::fmt::rfc2822::DateTimeParser = jiff::fmt::rfc2822::DateTimeParser::new();
-    let at = PARSER.parse_timestamp(value).ok()?;
-    let now = jiff::Timestamp::try_from(SystemTime::now()).ok()?;
-    let wait = now.duration_until(at);
-    Some(Duration::try_from(wait).unwrap_or(Duration::ZERO))
+    crate::util::parse_retry_after(headers.get("retry-after")?.to_str().ok()?)
 }
 
 /// A cheap, thread-safe uniform random number for backoff jitter (not for

@@ -243,6 +243,19 @@ impl Redactor {
     }
 }
 
+/// A `Retry-After` value, delay-seconds or an HTTP date (RFC 9110
+/// section 10.2.3), as a wait from now; a date in the past waits nothing.
+pub fn parse_retry_after(value: &str) -> Option<std::time::Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(std::time::Duration::from_secs(seconds));
+    }
+    static PARSER: jiff::fmt::rfc2822::DateTimeParser = jiff::fmt::rfc2822::DateTimeParser::new();
+    let at = PARSER.parse_timestamp(value).ok()?;
+    let wait = jiff::Timestamp::now().duration_until(at);
+    Some(std::time::Duration::try_from(wait).unwrap_or(std::time::Duration::ZERO))
+}
+
 /// The slowest and the fastest request rates a client accepts
 /// ([`ClientBuilder::rate_limit`](crate::ClientBuilder::rate_limit)), in
 /// requests a second: one an hour to a million a second.

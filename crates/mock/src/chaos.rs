@@ -21,6 +21,9 @@ pub(crate) enum Mishap {
     Truncate,
     /// Send the answer in pieces, spread over [`Chaos::slow_for`].
     Slow,
+    /// For a write (PUT, POST): carry it out, then lose the answer (half
+    /// of it, then a TCP reset). Nothing for a read.
+    LostWrite,
 }
 
 /// One kind of mishap a chaos spec names.
@@ -32,10 +35,11 @@ enum Kind {
     Reset,
     Truncate,
     Slow,
+    LostWrite,
 }
 
 impl Kind {
-    const NAMES: &'static str = "500, 502, 503, 504, 5xx, 429, reset, truncate, slow";
+    const NAMES: &'static str = "500, 502, 503, 504, 5xx, 429, reset, truncate, slow, lost-write";
 
     fn parse(name: &str) -> Option<Self> {
         Some(match name {
@@ -48,6 +52,7 @@ impl Kind {
             "reset" => Kind::Reset,
             "truncate" => Kind::Truncate,
             "slow" => Kind::Slow,
+            "lost-write" => Kind::LostWrite,
             _ => return None,
         })
     }
@@ -60,6 +65,7 @@ impl Kind {
             Kind::Reset => "reset".into(),
             Kind::Truncate => "truncate".into(),
             Kind::Slow => "slow".into(),
+            Kind::LostWrite => "lost-write".into(),
         }
     }
 }
@@ -78,6 +84,7 @@ impl Kind {
 /// | `reset` | the real answer's head and half its body, then a TCP reset |
 /// | `truncate` | the real answer's head (its full `Content-Length`) and half its body, then a clean close |
 /// | `slow` | the real answer in 16 pieces spread over [`Chaos::slow_for`] (2 s by default) |
+/// | `lost-write` | for a PUT or POST only: the write is carried out, then its answer is cut by a TCP reset (a read is untouched) |
 ///
 /// Shares are between 0 and 1 and add up to at most 1. Which request meets
 /// which fate is a function of the server's seed and the request's number,
@@ -211,6 +218,7 @@ impl Chaos {
                     Kind::Reset => Mishap::Reset,
                     Kind::Truncate => Mishap::Truncate,
                     Kind::Slow => Mishap::Slow,
+                    Kind::LostWrite => Mishap::LostWrite,
                 });
             }
             u -= share;

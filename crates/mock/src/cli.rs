@@ -122,13 +122,21 @@ fn seconds(text: &str) -> Result<f64, String> {
 /// Runs the server until it is killed.
 pub(crate) fn run(args: Args) -> ExitCode {
     if args.faults.iter().any(|f| f == "list") {
+        use std::io::Write as _;
+        // A reader that goes away (`| head`) ends the listing, not the
+        // process with a panic.
+        let mut out = std::io::stdout().lock();
         for fault in Fault::ALL {
-            println!(
+            let line = writeln!(
+                out,
                 "{:<34} {:<10} {}",
                 fault.name(),
                 fault.layer().as_str(),
                 fault.description()
             );
+            if line.is_err() {
+                break;
+            }
         }
         return ExitCode::SUCCESS;
     }

@@ -4,8 +4,9 @@ use serde_json::{Value, json};
 
 use crate::fault::{Fault, Faults};
 
-/// Applies every active body fault to a success body.
-pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
+/// Applies every active body fault to a success body; `later_page` for
+/// a page after the first.
+pub(crate) fn corrupt(faults: &Faults, body: &mut Value, later_page: bool) {
     if faults.has(Fault::WrongApiVersion) {
         body["api_version"] = json!("v2");
     }
@@ -28,6 +29,20 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
     let Some(data) = body.get_mut("data") else {
         return;
     };
+    if later_page {
+        later_pages(faults, data);
+    }
+    if faults.has(Fault::ChargesFeeShift)
+        && data.get("payment_id").is_some()
+        && data.get("fee_amount").is_some()
+    {
+        let shift = |v: &Value, by: i64| {
+            let n: i64 = v.as_str().and_then(|s| s.parse().ok()).unwrap_or(0);
+            json!((n + by).to_string())
+        };
+        data["fee_amount"] = shift(&data["fee_amount"], 1);
+        data["net_amount"] = shift(&data["net_amount"], -1);
+    }
     if faults.has(Fault::CountTypesSwapped)
         && let Some(count) = data.get_mut("count")
     {
@@ -109,6 +124,9 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
         if faults.has(Fault::RailMerchantStatusUnknown) {
             data["status"] = json!("Pending");
         }
+        if faults.has(Fault::RailMerchantReadDiffers) {
+            data["updated_at"] = data["created_at"].clone();
+        }
         unlinked_timestamp(faults, data);
     }
     for_rows(data, "merchants", |row| {
@@ -147,6 +165,11 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
             && let Some(t) = row["token"].as_str().and_then(|t| t.strip_prefix("txn_"))
         {
             row["token"] = json!(format!("tx_{t}"));
+        }
+        if faults.has(Fault::TransactionMerchantName)
+            && let Some(name) = row["aggregator_merchant_name"].as_str()
+        {
+            row["aggregator_merchant_name"] = json!(name.to_uppercase());
         }
         if faults.has(Fault::RefundIdOnPayments) && row["refund_id"].is_null() {
             row["refund_id"] = json!("");
@@ -192,10 +215,51 @@ pub(crate) fn corrupt(faults: &Faults, body: &mut Value) {
     });
 }
 
+/// The faults of pages after the first: a field gone from every row, a
+/// count one more.
+fn later_pages(faults: &Faults, data: &mut Value) {
+    if faults.has(Fault::LaterPagesDropField) {
+        for list in [
+            "batches",
+            "transactions",
+            "keys",
+            "merchants",
+            "qr_codes",
+            "endpoints",
+        ] {
+            for_rows(data, list, |row| {
+                if let Some(obj) = row.as_object_mut() {
+                    obj.remove("created_at");
+                }
+            });
+        }
+    }
+    if faults.has(Fault::LaterPagesCountDrift)
+        && let Some(count) = data.get_mut("count")
+    {
+        let more = |v: &Value| match v {
+            Value::String(s) => s
+                .parse::<u64>()
+                .map_or_else(|_| v.clone(), |n| json!((n + 1).to_string())),
+            Value::Number(n) => n.as_u64().map_or_else(|| v.clone(), |n| json!(n + 1)),
+            other => other.clone(),
+        };
+        if count.is_object() {
+            for k in ["filtered_count", "total_count"] {
+                count[k] = more(&count[k]);
+            }
+        } else {
+            *count = more(count);
+        }
+    }
+}
+
 /// Applies the faults that edit an error body.
 pub(crate) fn corrupt_error(faults: &Faults, status: u16, body: &mut Value) -> bool {
     let message = match status {
+        400 if faults.has(Fault::BadRequestMessage) => "bad request",
         401 if faults.has(Fault::UnauthorizedMessage) => "access denied",
+        401 if faults.has(Fault::UnauthorizedKeyMessage) => "invalid access key",
         404 if faults.has(Fault::NotFoundOtherMessage) => "no such thing",
         _ => return false,
     };

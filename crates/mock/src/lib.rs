@@ -36,4 +36,4 @@ pub use config::{
     DEFAULT_HOST, DEFAULT_SEED, Limits, MAX_ROWS, MockConfig, Sizes, TlsIdentity, default_workers,
 };
 pub use fault::{Fault, FaultLayer, UnknownFault};
-pub use server::{Error, MockInfo, MockServer};
+pub use server::{Error, MockInfo, MockServer, MockWrites};

@@ -86,6 +86,13 @@ impl Query {
             .any(|(k, v)| !k.is_ascii() || !v.is_ascii())
     }
 
+    /// True when a value is all digits and beyond 64 bits.
+    pub(crate) fn has_huge_number(&self) -> bool {
+        self.pairs.iter().any(|(_, v)| {
+            !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) && v.parse::<u64>().is_err()
+        })
+    }
+
     pub(crate) fn all(&self, name: &str) -> Vec<&str> {
         self.pairs
             .iter()

@@ -73,7 +73,12 @@ pub(crate) fn bad_request(detail: impl std::fmt::Display) -> Reply {
 
 /// 404 bare.
 pub(crate) fn not_found() -> Reply {
-    bare(404, "error.not_found", "requested resource not found")
+    not_found_saying("requested resource not found")
+}
+
+/// 404 bare, with another message than API.md's (a fault's).
+pub(crate) fn not_found_saying(message: &str) -> Reply {
+    bare(404, "error.not_found", message)
 }
 
 /// 405 bare, with the methods the path takes.
@@ -138,11 +143,13 @@ pub(crate) fn too_many_requests() -> Reply {
 
 /// Applies the faults that edit a finished reply's JSON: its body or its
 /// error form. (Wire faults are applied when the response is written.)
-pub(crate) fn with_faults(mut reply: Reply, faults: &Faults) -> Reply {
+/// `later_page` tells a page after the first (a cursor or an offset
+/// given), which some faults treat apart.
+pub(crate) fn with_faults(mut reply: Reply, faults: &Faults, later_page: bool) -> Reply {
     let success = reply.status == 200;
     if let Ok(mut value) = serde_json::from_slice::<Value>(&reply.body) {
         let changed = if success {
-            crate::corrupt::corrupt(faults, &mut value);
+            crate::corrupt::corrupt(faults, &mut value, later_page);
             true
         } else {
             let edited = crate::corrupt::corrupt_error(faults, reply.status, &mut value);

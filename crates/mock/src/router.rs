@@ -125,7 +125,7 @@ impl App {
         if self.faults.is_empty() {
             reply
         } else {
-            reply::with_faults(reply, &self.faults)
+            reply::with_faults(reply, &self.faults, later_page(req.url))
         }
     }
 
@@ -171,12 +171,18 @@ impl App {
             Ok(id) => id.unwrap_or_default(),
             Err(e) => return reply::bad_request(format!("path id: {e}")),
         };
+        if f.has(Fault::LongId500) && path_id.chars().count() > 64 {
+            return reply::internal("the id overflowed its column");
+        }
         let query = match Query::parse(raw_query) {
             Ok(q) => q,
             Err(e) => return reply::bad_request(e),
         };
         if f.has(Fault::UnicodeQuery500) && query.has_non_ascii() {
             return reply::internal("the query could not be decoded");
+        }
+        if f.has(Fault::HugeNumber500) && query.has_huge_number() {
+            return reply::internal("number out of range");
         }
         let result = match op {
             Op::Aggregator => Ok(self.aggregator()),
@@ -199,6 +205,19 @@ impl App {
         };
         result.unwrap_or_else(reply::bad_request)
     }
+}
+
+/// Whether a request asks for a page after the first: a non-zero
+/// `cursor` or `offset`.
+fn later_page(url: &str) -> bool {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    query.split('&').any(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        matches!(k, "cursor" | "offset")
+            && !v.is_empty()
+            && v.bytes().all(|b| b.is_ascii_digit())
+            && v.bytes().any(|b| b != b'0')
+    })
 }
 
 /// The operations, by path shape after `/v1/aggregators/{aggregator-id}`.

@@ -30,6 +30,7 @@ const RETIRED_KEPT: usize = 16;
 pub(crate) struct State {
     keys: RwLock<Vec<KeySlot>>,
     exports: AtomicU64,
+    rotations: AtomicU64,
     tick: AtomicU64,
 }
 
@@ -59,6 +60,7 @@ impl State {
         Self {
             keys: RwLock::new(keys),
             exports: AtomicU64::new(0),
+            rotations: AtomicU64::new(0),
             tick: AtomicU64::new(0),
         }
     }
@@ -105,6 +107,7 @@ impl State {
             }
         }
         slot.key.updated_at = jiff::Timestamp::now();
+        self.rotations.fetch_add(1, Ordering::SeqCst);
         Some(slot.key.clone())
     }
 
@@ -112,6 +115,16 @@ impl State {
     /// kept: no operation reads one back).
     pub(crate) fn add_export(&self, make: impl FnOnce(u64) -> ReportExport) -> ReportExport {
         make(self.exports.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+
+    /// Report exports created so far.
+    pub(crate) fn exports(&self) -> u64 {
+        self.exports.load(Ordering::SeqCst)
+    }
+
+    /// Key rotations carried out so far.
+    pub(crate) fn rotations(&self) -> u64 {
+        self.rotations.load(Ordering::SeqCst)
     }
 
     /// The step of live data.

@@ -95,6 +95,8 @@ pub(crate) const SECOND_NAMES: &[&str] = &[
     "Tea House",
     "Grocers",
     "Tailors",
+    "Café",
+    "کریانہ",
 ];
 pub(crate) const PROVINCES: &[&str] = &[
     "Sindh",

@@ -5,7 +5,12 @@ use crate::router::App;
 
 impl App {
     pub(crate) fn aggregator(&self) -> Reply {
-        reply::ok(&self.data.aggregator(self.state.keys()))
+        let keys = if self.faults.has(crate::fault::Fault::AggregatorKeysStale) {
+            self.data.initial_keys()
+        } else {
+            self.state.keys()
+        };
+        reply::ok(&self.data.aggregator(keys))
     }
 
     pub(crate) fn ledger(&self) -> Reply {

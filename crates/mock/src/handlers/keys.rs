@@ -2,7 +2,7 @@
 
 use aggpay::AccessKeyId;
 
-use super::{lowercase, matches_any, page};
+use super::{lowercase, matches_any};
 use crate::fault::Fault;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
@@ -22,10 +22,17 @@ impl App {
             .keys()
             .into_iter()
             .filter(|k| active.is_none_or(|a| k.is_active == a))
-            .filter(|k| matches_any(&k.name, &names))
+            .filter(|k| {
+                if self.faults.has(Fault::NameFragmentPrefixOnly) {
+                    let name = k.name.to_lowercase();
+                    names.is_empty() || names.iter().any(|f| name.starts_with(f.as_str()))
+                } else {
+                    matches_any(&k.name, &names)
+                }
+            })
             .collect();
         let count = IntCount(keys.len() as u64);
-        let keys = page(keys.into_iter(), offset, limit);
+        let keys = self.page(keys.into_iter(), offset, limit);
         Ok(reply::ok(&KeyList { count, keys }))
     }
 

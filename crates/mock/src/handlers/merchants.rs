@@ -2,7 +2,7 @@
 
 use aggpay::{AggregatorMerchantId, RailMerchantId};
 
-use super::{counted_page, lowercase, matches_any};
+use super::{lowercase, matches_any};
 use crate::fault::Fault;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
@@ -26,7 +26,7 @@ impl App {
         } else {
             ids
         };
-        let names = lowercase(q.list("names")?);
+        let names = lowercase(self.name_values(q.list("names")?));
         let d = &self.data;
         let rows = (0..d.sizes.merchants)
             .filter(|i| {
@@ -38,7 +38,7 @@ impl App {
             .map(|i| d.merchant(i))
             .filter(|m| enabled.is_none_or(|e| m.enabled == e))
             .filter(|m| matches_any(&m.name, &names));
-        let (merchants, count) = counted_page(rows, offset, limit);
+        let (merchants, count) = self.counted_page(rows, offset, limit);
         Ok(reply::ok(&MerchantList {
             merchants,
             count: StringCount(count),
@@ -53,7 +53,7 @@ impl App {
             .filter(|_| !self.faults.has(Fault::RailStatusFilterIgnored));
         let name = q
             .one("name")?
-            .map(str::to_lowercase)
+            .map(|n| self.name_value(n).to_lowercase())
             .filter(|n| !n.is_empty());
         let d = &self.data;
         let rows = (0..d.rail_merchant_count())
@@ -63,11 +63,24 @@ impl App {
                 name.as_ref()
                     .is_none_or(|n| m.name.to_lowercase().contains(n))
             });
-        let (merchants, count) = counted_page(rows, offset, limit);
+        let (merchants, count) = self.counted_page(rows, offset, limit);
         Ok(reply::ok(&RailMerchantList {
             merchants,
             count: StringCount(count),
         }))
+    }
+
+    /// A name filter's value as the handler reads it.
+    fn name_value(&self, value: &str) -> String {
+        if self.faults.has(Fault::NonAsciiNameFilter) {
+            value.chars().filter(char::is_ascii).collect()
+        } else {
+            value.to_owned()
+        }
+    }
+
+    fn name_values(&self, values: Vec<String>) -> Vec<String> {
+        values.iter().map(|v| self.name_value(v)).collect()
     }
 
     pub(crate) fn rail_merchant(&self, id: &str) -> Result<Reply, Invalid> {
@@ -78,6 +91,12 @@ impl App {
                 reply::ok(&self.data.rail_merchant(next))
             }
             Some(i) => reply::ok(&self.data.rail_merchant(i)),
+            None if self.faults.has(Fault::UnknownRailMerchantFound) => {
+                reply::ok(&self.data.rail_merchant(0))
+            }
+            None if self.faults.has(Fault::RailMerchant404Message) => {
+                reply::not_found_saying("merchant not found")
+            }
             None => reply::not_found(),
         })
     }

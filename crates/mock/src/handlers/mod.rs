@@ -57,9 +57,41 @@ impl App {
         let offset = q.offset()?;
         Ok(if self.faults.has(Fault::OffsetIgnored) {
             0
+        } else if offset > 0 && self.faults.has(Fault::OffsetOffByOne) {
+            offset.saturating_add(1)
         } else {
             offset
         })
+    }
+
+    /// One page of an offset list.
+    fn page<T>(&self, rows: impl Iterator<Item = T>, offset: u64, limit: u64) -> Vec<T> {
+        self.counted_page(rows, offset, limit).0
+    }
+
+    /// One page and the number of rows that matched, in a single pass.
+    fn counted_page<T>(
+        &self,
+        rows: impl Iterator<Item = T>,
+        offset: u64,
+        limit: u64,
+    ) -> (Vec<T>, u64) {
+        let wraps = self.faults.has(Fault::OffsetPastEndWraps);
+        let mut out = Vec::new();
+        let mut first = Vec::new();
+        let mut count = 0u64;
+        for row in rows {
+            if count >= offset && (out.len() as u64) < limit {
+                out.push(row);
+            } else if wraps && (first.len() as u64) < limit {
+                first.push(row);
+            }
+            count += 1;
+        }
+        if wraps && out.is_empty() && offset > 0 {
+            return (first, count);
+        }
+        (out, count)
     }
 
     fn ascending(&self, q: &Query) -> Result<bool, Invalid> {
@@ -80,23 +112,4 @@ fn lowercase(items: Vec<String>) -> Vec<String> {
 fn matches_any(name: &str, fragments: &[String]) -> bool {
     let name = name.to_lowercase();
     fragments.is_empty() || fragments.iter().any(|f| name.contains(f.as_str()))
-}
-
-fn page<T>(rows: impl Iterator<Item = T>, offset: u64, limit: u64) -> Vec<T> {
-    rows.skip(usize::try_from(offset).unwrap_or(usize::MAX))
-        .take(usize::try_from(limit).unwrap_or(usize::MAX))
-        .collect()
-}
-
-/// One page and the number of rows that matched, in a single pass.
-fn counted_page<T>(rows: impl Iterator<Item = T>, offset: u64, limit: u64) -> (Vec<T>, u64) {
-    let mut out = Vec::new();
-    let mut count = 0u64;
-    for row in rows {
-        if count >= offset && (out.len() as u64) < limit {
-            out.push(row);
-        }
-        count += 1;
-    }
-    (out, count)
 }

@@ -2,7 +2,6 @@
 
 use aggpay::PaymentId;
 
-use super::counted_page;
 use crate::fault::Fault;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
@@ -12,7 +11,19 @@ use crate::wire::{IntCount, RefundList};
 impl App {
     pub(crate) fn charges(&self, id: &str) -> Result<Reply, Invalid> {
         let id = PaymentId::parse(id).map_err(|e| e.to_string())?;
-        Ok(match self.view().payment_location(id.as_str()) {
+        let view = self.view();
+        let found = view.payment_location(id.as_str()).map(|place| {
+            if self.faults.has(Fault::ChargesFirstPayment) {
+                // The first payment of the newest batch that has one.
+                (0..view.batch_count())
+                    .rev()
+                    .find(|b| view.transaction_count(*b) > 0)
+                    .map_or(place, |b| (b, 0))
+            } else {
+                place
+            }
+        });
+        Ok(match found {
             Some((b, j)) => {
                 let mut reply = reply::ok(&self.data.charges(b, j));
                 if self.faults.has(Fault::Charges201) {
@@ -35,6 +46,9 @@ impl App {
             self.ascending(q)?
         };
         let first_status_only = self.faults.has(Fault::RefundStatusFirstOnly);
+        let dated = start.is_some() || end.is_some();
+        let status_dropped = dated && self.faults.has(Fault::RefundDateDropsStatus);
+        let end_exclusive = self.faults.has(Fault::RefundEndDateExclusive);
         let filters: Vec<(&str, Vec<&str>)> = [
             "payment_id",
             "status",
@@ -50,6 +64,9 @@ impl App {
             if name == "status" && first_status_only {
                 values.truncate(1);
             }
+            if name == "status" && status_dropped {
+                values.clear();
+            }
             (name, values)
         })
         .collect();
@@ -63,7 +80,8 @@ impl App {
         let rows = order
             .filter(|i| {
                 let t = d.refund_created_unix(*i);
-                start.is_none_or(|s| t >= s) && end.is_none_or(|e| t <= e)
+                start.is_none_or(|s| t >= s)
+                    && end.is_none_or(|e| if end_exclusive { t < e } else { t <= e })
             })
             .map(|i| d.refund(i))
             .filter(|r| {
@@ -80,7 +98,7 @@ impl App {
                     wanted.is_empty() || wanted.contains(&have)
                 })
             });
-        let (keys, count) = counted_page(rows, offset, limit);
+        let (keys, count) = self.counted_page(rows, offset, limit);
         Ok(reply::ok(&RefundList {
             count: IntCount(count),
             keys,

@@ -2,7 +2,6 @@
 
 use aggpay::AggregatorMerchantId;
 
-use super::counted_page;
 use crate::fault::Fault;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
@@ -32,7 +31,7 @@ impl App {
                     .as_ref()
                     .is_none_or(|m| &c.aggregator_merchant_id == m)
             });
-        let (qr_codes, count) = counted_page(rows, offset, limit);
+        let (qr_codes, count) = self.counted_page(rows, offset, limit);
         Ok(reply::ok(&QrCodeList {
             qr_codes,
             count: StringCount(count),

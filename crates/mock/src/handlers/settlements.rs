@@ -102,9 +102,12 @@ impl App {
         if f.has(Fault::CursorZeroLiteral) && !ascending && q.one("cursor")? == Some("0") {
             return Ok(Vec::new());
         }
-        let page = cursor_page(seq, self.page_cursor(cursor, ascending), limit, ascending);
+        let mut page = cursor_page(seq, self.page_cursor(cursor, ascending), limit, ascending);
         if page.is_empty() && cursor != 0 && f.has(Fault::PastEndWraps) {
             return Ok(cursor_page(seq, 0, limit, ascending));
+        }
+        if cursor != 0 && !page.is_empty() && f.has(Fault::CursorSkipsRow) {
+            page.remove(0);
         }
         Ok(page)
     }
@@ -222,6 +225,9 @@ impl App {
             .ok_or("`settlement_batch_id` names no batch")?;
         if self.faults.has(Fault::ExportOtherBatch) {
             batch = (batch + 1) % view.batch_count().max(1);
+        }
+        if self.faults.has(Fault::ExportNewestBatch) {
+            batch = view.batch_count().saturating_sub(1);
         }
         let kind_raw = match text("kind")? {
             Some(k) => k,

@@ -1,6 +1,5 @@
 //! Webhook endpoints.
 
-use super::page;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
 use crate::router::App;
@@ -11,7 +10,7 @@ impl App {
         let limit = self.offset_limit(q)?;
         let offset = self.offset(q)?;
         let d = &self.data;
-        let endpoints = page((0..d.sizes.webhooks).map(|i| d.webhook(i)), offset, limit);
+        let endpoints = self.page((0..d.sizes.webhooks).map(|i| d.webhook(i)), offset, limit);
         Ok(reply::ok(&WebhookList {
             endpoints,
             count: StringCount(d.sizes.webhooks),

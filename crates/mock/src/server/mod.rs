@@ -63,6 +63,16 @@ pub struct MockServer {
     runtime: Option<tokio::runtime::Runtime>,
 }
 
+/// The writes a mock carried out ([`MockServer::writes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct MockWrites {
+    /// Key rotations.
+    pub rotations: u64,
+    /// Report exports created.
+    pub exports: u64,
+}
+
 /// Sample inputs a user needs to try every operation, as `--info-file`
 /// writes them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -202,6 +212,15 @@ impl MockServer {
     /// The step live data is at (0 without live data).
     pub fn live_step(&self) -> u64 {
         self.app.state.tick()
+    }
+
+    /// The writes carried out so far: key rotations and report exports
+    /// created (a tool that must never repeat a write can be checked).
+    pub fn writes(&self) -> MockWrites {
+        MockWrites {
+            rotations: self.app.state.rotations(),
+            exports: self.app.state.exports(),
+        }
     }
 
     /// Sample inputs for every operation.

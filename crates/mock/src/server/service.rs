@@ -77,6 +77,11 @@ pub(super) async fn answer(
                 busy,
             ));
         }
+        // A lost write is a reset, after the write is carried out.
+        Some(Mishap::LostWrite) if parts.method != hyper::Method::GET => {
+            delivery.mishap = Some(Mishap::Reset);
+        }
+        Some(Mishap::LostWrite) => {}
         mishap => delivery.mishap = mishap,
     }
     if framing == Framing::Ambiguous {

@@ -1,8 +1,17 @@
 //! The harness's own HTTP: raw exchanges judged as bytes and JSON, bounded
 //! in time and size, paced, within the run's budget, shown only through a
 //! redactor that knows every secret seen.
+//!
+//! A transient failure (429, 502, 503, 504, a reset, a timeout) is not
+//! the server's answer to a rule's question: reads and probes are sent
+//! again with backoff (`retry`), and an exchange whose every attempt was
+//! transient is marked so, which makes the rules that see it
+//! inconclusive, never failed. Writes are sent once, each on a fresh
+//! connection; what to do when their answer is lost is the caller's
+//! business (`model::writes`).
 
-use std::path::Path;
+mod retry;
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -13,6 +22,7 @@ use aggpay::util::Redactor;
 use serde_json::Value;
 
 use crate::pool::Pool;
+pub use retry::Transient;
 
 /// Largest body read; a larger one fails the exchange (an endless body
 /// cannot hang the harness).
@@ -93,6 +103,15 @@ impl Request {
         self
     }
 
+    /// Adds query parameters.
+    pub fn with_query<K: AsRef<str>, V: AsRef<str>>(mut self, pairs: &[(K, V)]) -> Self {
+        for (k, v) in pairs {
+            self.query
+                .push((k.as_ref().to_owned(), v.as_ref().to_owned()));
+        }
+        self
+    }
+
     /// Sends another key (or none).
     pub fn auth(mut self, auth: Auth) -> Self {
         self.auth = auth;
@@ -103,6 +122,22 @@ impl Request {
     pub fn for_aggregator(mut self, aggregator: impl Into<String>) -> Self {
         self.aggregator = Some(aggregator.into());
         self
+    }
+
+    /// True for a write the server must carry out: a PUT or POST with the
+    /// configured key on the configured aggregator. Everything else
+    /// (reads, and writes the server must refuse: another key, another
+    /// aggregator) is safe to send again.
+    pub fn is_write(&self) -> bool {
+        self.method != "GET" && self.auth == Auth::Key && self.aggregator.is_none()
+    }
+
+    /// The value of a query parameter (the first, when repeated).
+    pub fn query_value(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -121,6 +156,11 @@ pub struct Exchange {
     pub body: Vec<u8>,
     /// The body as JSON, when it is JSON.
     pub json: Option<Value>,
+    /// Attempts made (1 when the first answer was kept).
+    pub attempts: u32,
+    /// Set when every attempt met a transient failure: this is not the
+    /// server's answer to the question, and proves nothing either way.
+    pub transient: Option<Transient>,
 }
 
 impl Exchange {
@@ -149,6 +189,18 @@ impl Exchange {
             .filter(|_| self.success())
             .and_then(|v| v.get("data"))
     }
+
+    /// The rows under `data[key]` of a success answer.
+    pub fn rows(&self, key: &str) -> Option<&Vec<Value>> {
+        self.data()
+            .and_then(|d| d.get(key))
+            .and_then(Value::as_array)
+    }
+
+    /// The operation the request exercised, by the contract table.
+    pub fn op(&self) -> Option<&'static crate::contract::Op> {
+        crate::contract::Op::route(self.request.method, &self.request.path)
+    }
 }
 
 /// A rule that judges every exchange of the run as it happens: the id of
@@ -158,7 +210,7 @@ pub type Observer = (&'static str, fn(&Exchange) -> Option<String>);
 /// What the exchange rules found, per rule: evidence kept and the count.
 #[derive(Debug, Default)]
 pub struct Log {
-    /// Answered exchanges.
+    /// Answered exchanges judged (transient ones are not).
     pub answered: u64,
     /// Successful exchanges.
     pub successes: u64,
@@ -166,7 +218,8 @@ pub struct Log {
 }
 
 /// One exchange rule's violations: evidence kept (at most [`KEEP`]) and
-/// how many there were in all.
+/// how many there were in all. The evidence kept is the first by URL and
+/// message, not by arrival: the report is the same whatever `--jobs`.
 #[derive(Debug)]
 struct Violations {
     rule: &'static str,
@@ -189,8 +242,12 @@ impl Log {
         };
         let entry = &mut self.violations[at];
         entry.total += 1;
-        if entry.kept.len() < KEEP {
-            entry.kept.push((message, exchange.clone()));
+        let key = |(m, e): &(String, Exchange)| (e.url.clone(), m.clone());
+        let here = (exchange.url.clone(), message.clone());
+        let at = entry.kept.partition_point(|k| key(k) < here);
+        if at < KEEP {
+            entry.kept.insert(at, (message, exchange.clone()));
+            entry.kept.truncate(KEEP);
         }
     }
 
@@ -231,6 +288,7 @@ pub struct HttpConfig {
 /// The harness's HTTP client of one server. `Sync`: rules share it.
 pub struct Http {
     agent: ureq::Agent,
+    agent_config: ureq::config::Config,
     base: String,
     aggregator: String,
     key: String,
@@ -244,6 +302,7 @@ pub struct Http {
     observers: Vec<Observer>,
     log: Mutex<Log>,
     sent: AtomicU64,
+    retries: AtomicU64,
 }
 
 impl std::fmt::Debug for Http {
@@ -256,7 +315,7 @@ impl std::fmt::Debug for Http {
 }
 
 /// The CA certificates of a PEM file, for the agent's trust store.
-fn ca_roots(path: &Path) -> Result<Vec<ureq::tls::Certificate<'static>>, String> {
+fn ca_roots(path: &std::path::Path) -> Result<Vec<ureq::tls::Certificate<'static>>, String> {
     let pem = std::fs::read(path)
         .map_err(|e| format!("cannot read the CA file {}: {e}", path.display()))?;
     let mut certs = Vec::new();
@@ -296,7 +355,7 @@ impl Http {
         if let Some(path) = &config.ca_cert {
             tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&ca_roots(path)?));
         }
-        let agent = ureq::Agent::config_builder()
+        let agent_config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(config.timeout))
             .timeout_connect(Some(config.timeout.min(Duration::from_secs(10))))
@@ -304,12 +363,13 @@ impl Http {
             .max_redirects(0)
             .tls_config(tls.build())
             .user_agent(concat!("aggpay-conformance/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .new_agent();
+            .build();
+        let agent = agent_config.clone().new_agent();
         let mut redactor = Redactor::new();
         redactor.add(&config.key);
         Ok(Self {
             agent,
+            agent_config,
             base: config.base.trim_end_matches('/').to_owned(),
             aggregator: config.aggregator,
             key: config.key,
@@ -323,6 +383,7 @@ impl Http {
             observers,
             log: Mutex::new(Log::default()),
             sent: AtomicU64::new(0),
+            retries: AtomicU64::new(0),
         })
     }
 
@@ -331,9 +392,14 @@ impl Http {
         &self.pool
     }
 
-    /// Requests sent so far.
+    /// Requests sent so far, retries included.
     pub fn sent(&self) -> u64 {
         self.sent.load(Ordering::SeqCst)
+    }
+
+    /// Requests sent again after a transient failure.
+    pub fn retries(&self) -> u64 {
+        self.retries.load(Ordering::SeqCst)
     }
 
     /// True once a request was held back because the budget ran out.
@@ -448,35 +514,165 @@ impl Http {
         std::thread::sleep(wait);
     }
 
-    /// Sends a request (unless the budget ran out) and lets the exchange
-    /// rules judge what came back.
-    pub fn send(&self, request: Request) -> Exchange {
-        let url = self.url(&request);
-        let unsent = |why: &str| Exchange {
-            request: request.clone(),
-            url: url.clone(),
-            outcome: Err(why.to_owned()),
+    /// The time left before the deadline (`None`: no deadline).
+    fn left(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// An exchange that was never answered.
+    fn unanswered(request: Request, url: String, why: String, attempts: u32) -> Exchange {
+        Exchange {
+            request,
+            url,
+            outcome: Err(why),
             headers: Vec::new(),
             body: Vec::new(),
             json: None,
-        };
+            attempts,
+            transient: None,
+        }
+    }
+
+    /// One attempt on `agent`, within the budget; `None` when the budget
+    /// ran out before it could be sent.
+    fn attempt(
+        &self,
+        agent: &ureq::Agent,
+        request: &Request,
+        url: &str,
+    ) -> Option<Result<Answer, ureq::Error>> {
         let _slot = self.pool.slot();
         self.pace();
-        let timeout = match self
-            .deadline
-            .map(|d| d.saturating_duration_since(Instant::now()))
-        {
+        let timeout = match self.left() {
             Some(left) if left.is_zero() => {
                 self.spent.store(true, Ordering::SeqCst);
-                return unsent(BUDGET_SPENT);
+                return None;
             }
             Some(left) => self.timeout.min(left),
             None => self.timeout,
         };
         self.sent.fetch_add(1, Ordering::SeqCst);
-        let (outcome, headers, body) = match self.call(&request, &url, timeout) {
+        let result = self.call(agent, request, url, timeout);
+        match &result {
+            Ok(_) => self.pool.succeeded(),
+            Err(e) if retry::is_connection_failure(e) => self.pool.connection_failed(),
+            Err(_) => {}
+        }
+        Some(result)
+    }
+
+    /// Sends a request and lets the exchange rules judge what came back.
+    /// A read, or a probe the server must refuse, is sent again after a
+    /// transient failure, with backoff, within the run budget; a write is
+    /// sent once, on a fresh connection (see [`Http::write`]).
+    pub fn send(&self, request: Request) -> Exchange {
+        if request.is_write() {
+            let op = crate::contract::Op::route(request.method, &request.path);
+            return match op.map(|o| o.effect) {
+                Some(crate::contract::Effect::NewJob) => self.repeatable_write(request),
+                _ => self.write(request),
+            };
+        }
+        let url = self.url(&request);
+        let mut schedule = retry::Schedule::new();
+        loop {
+            let Some(result) = self.attempt(&self.agent, &request, &url) else {
+                return Self::unanswered(
+                    request,
+                    url,
+                    BUDGET_SPENT.to_owned(),
+                    schedule.attempts(),
+                );
+            };
+            let verdict = retry::classify(&result);
+            match schedule.next(verdict, self.left()) {
+                retry::Next::Keep { transient } => {
+                    return self.finish(request, url, result, schedule.attempts(), transient);
+                }
+                retry::Next::Wait(wait) => {
+                    self.retries.fetch_add(1, Ordering::SeqCst);
+                    std::thread::sleep(wait);
+                }
+            }
+        }
+    }
+
+    /// Sends a write once, on a connection of its own: a pooled
+    /// connection the server has already closed would lose it. A lost
+    /// answer is marked transient; the caller decides whether the write
+    /// may be repeated or how to recover what it did.
+    pub fn write(&self, request: Request) -> Exchange {
+        let url = self.url(&request);
+        let agent = self.agent_config.clone().new_agent();
+        let Some(result) = self.attempt(&agent, &request, &url) else {
+            return Self::unanswered(request, url, BUDGET_SPENT.to_owned(), 0);
+        };
+        let transient = retry::classify(&result).transient();
+        self.finish(request, url, result, 1, transient)
+    }
+
+    /// A write that makes something new each time (an export job), so
+    /// that one more is harmless: a 429 or a 503 is waited out (the server
+    /// says it did not handle the request), another lost answer (a reset,
+    /// a timeout, a gateway's 502 or 504) is repeated once.
+    pub fn repeatable_write(&self, request: Request) -> Exchange {
+        let mut answer = self.write(request.clone());
+        let (mut throttled, mut repeated) = (0, false);
+        while answer.transient.is_some() {
+            let refused = matches!(answer.status(), Some(429 | 503));
+            let again = if refused && throttled < retry::THROTTLED {
+                throttled += 1;
+                true
+            } else if !repeated {
+                repeated = true;
+                true
+            } else {
+                false
+            };
+            if !again || !self.wait_before_rewrite(&answer) {
+                break;
+            }
+            self.count_retry();
+            answer = self.write(request.clone());
+        }
+        answer
+    }
+
+    /// Counts a write sent again (its answer was lost or refused for now).
+    pub fn count_retry(&self) {
+        self.retries.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Waits before a write is sent again: `Retry-After` if the answer
+    /// had one, else a short backoff; `false` when the budget does not
+    /// allow it.
+    pub fn wait_before_rewrite(&self, e: &Exchange) -> bool {
+        let mut schedule = retry::Schedule::new();
+        let wait = retry::retry_after(&e.headers)
+            .map_or(retry::WRITE_PAUSE, |w| w.min(retry::MAX_RETRY_AFTER));
+        if !schedule.allows(wait, self.left()) {
+            return false;
+        }
+        std::thread::sleep(wait);
+        true
+    }
+
+    fn finish(
+        &self,
+        request: Request,
+        url: String,
+        result: Result<Answer, ureq::Error>,
+        attempts: u32,
+        transient: Option<Transient>,
+    ) -> Exchange {
+        let (outcome, headers, body) = match result {
             Ok((status, headers, body)) => (Ok(status), headers, body),
-            Err(e) => (Err(self.text(&e, 500)), Vec::new(), Vec::new()),
+            Err(e) => (
+                Err(self.text(&format!("no answer: {e}"), 500)),
+                Vec::new(),
+                Vec::new(),
+            ),
         };
         let json = serde_json::from_slice::<Value>(&body).ok();
         if let Some(value) = &json {
@@ -489,6 +685,8 @@ impl Http {
             headers,
             body,
             json,
+            attempts,
+            transient,
         };
         self.observe(&exchange);
         exchange
@@ -510,7 +708,13 @@ impl Http {
         }
     }
 
-    fn call(&self, request: &Request, url: &str, timeout: Duration) -> Result<Answer, String> {
+    fn call(
+        &self,
+        agent: &ureq::Agent,
+        request: &Request,
+        url: &str,
+        timeout: Duration,
+    ) -> Result<Answer, ureq::Error> {
         let mut builder = ureq::http::Request::builder()
             .method(request.method)
             .uri(url)
@@ -524,18 +728,12 @@ impl Http {
             builder = builder.header("Content-Type", "application/json");
         }
         let body = request.body.as_deref().unwrap_or("");
-        let http_request = builder
-            .body(body)
-            .map_err(|e| format!("the request cannot be formed: {e}"))?;
-        let configured = self
-            .agent
+        let http_request = builder.body(body).map_err(ureq::Error::Http)?;
+        let configured = agent
             .configure_request(http_request)
             .timeout_global(Some(timeout))
             .build();
-        let mut response = self
-            .agent
-            .run(configured)
-            .map_err(|e| format!("no answer: {e}"))?;
+        let mut response = agent.run(configured)?;
         let status = response.status().as_u16();
         let headers = response
             .headers()
@@ -551,13 +749,17 @@ impl Http {
             .body_mut()
             .with_config()
             .limit(MAX_BODY)
-            .read_to_vec()
-            .map_err(|e| format!("the body could not be read: {e}"))?;
+            .read_to_vec()?;
         Ok((status, headers, body))
     }
 
+    /// The exchange rules judge every answer that is the server's answer:
+    /// a transient failure is not.
     fn observe(&self, e: &Exchange) {
         let Some(status) = e.status() else { return };
+        if e.transient.is_some() {
+            return;
+        }
         let mut log = self.log();
         log.answered += 1;
         if (200..300).contains(&status) {
@@ -639,5 +841,17 @@ mod tests {
         assert_eq!(e.outcome, Err(BUDGET_SPENT.to_owned()));
         assert!(config.budget_spent());
         assert_eq!(config.sent(), 0);
+    }
+
+    #[test]
+    fn only_keyed_puts_and_posts_are_writes() {
+        assert!(!Request::get("/keys").is_write());
+        assert!(Request::put("/keys/ak_1/rotate").is_write());
+        assert!(
+            !Request::put("/keys/ak_1/rotate")
+                .auth(Auth::Missing)
+                .is_write()
+        );
+        assert!(Request::post("/settlements/report-exports", "{}").is_write());
     }
 }

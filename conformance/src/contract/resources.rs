@@ -1,6 +1,7 @@
 //! API.md's resource tables as data: every field, its JSON type and its
 //! textual rule. The field rules walk wire JSON with these tables, so they
-//! judge the server independently of the client's model types.
+//! judge the server independently of the client's model types; the
+//! operation table (`ops.rs`) says which `data` each operation answers.
 
 use serde_json::Value;
 
@@ -407,62 +408,49 @@ const CURSOR_COUNT: &[Field] = &[
     f("total_count", Kind::NumStr),
 ];
 
-/// `data` of each operation, by the corpus names of `corpus.rs`.
-pub fn data_schema(op: &str) -> Option<&'static [Field]> {
-    const KEYS: &[Field] = &[
-        f("count", Kind::Count(false)),
-        f("keys", Kind::Arr(ACCESS_KEY)),
-    ];
-    const MERCHANTS: &[Field] = &[
-        f("merchants", Kind::Arr(MERCHANT)),
-        f("count", Kind::Count(true)),
-    ];
-    const RAIL: &[Field] = &[
-        f("merchants", Kind::Arr(RAIL_MERCHANT)),
-        f("count", Kind::Count(true)),
-    ];
-    const QRS: &[Field] = &[
-        f("qr_codes", Kind::Arr(QR_CODE)),
-        f("count", Kind::Count(true)),
-    ];
-    const REFUNDS: &[Field] = &[f("count", Kind::Count(false)), f("keys", Kind::Arr(REFUND))];
-    const BATCHES: &[Field] = &[
-        f("batches", Kind::Arr(BATCH)),
-        f("next_cursor", Kind::Str),
-        f("count", Kind::Obj(CURSOR_COUNT)),
-    ];
-    // Payout elements are not shown by API.md: only the array is required.
-    const TXNS: &[Field] = &[
-        f("settlement_transactions", Kind::Arr(&[])),
-        f("transactions", Kind::Arr(TRANSACTION)),
-        f("next_cursor", Kind::Str),
-        f("count", Kind::Obj(CURSOR_COUNT)),
-    ];
-    const EXPORT: &[Field] = &[f("report_export", Kind::Obj(REPORT_EXPORT))];
-    const HOOKS: &[Field] = &[
-        f("endpoints", Kind::Arr(WEBHOOK)),
-        f("count", Kind::Count(true)),
-    ];
-    Some(match op {
-        "aggregator" => AGGREGATOR,
-        "keys" => KEYS,
-        "rotate" => ACCESS_KEY,
-        "merchants" => MERCHANTS,
-        "rail-merchants" => RAIL,
-        "rail-merchant" => RAIL_MERCHANT,
-        "qrs" | "qrs-dynamic" => QRS,
-        "charges" => CHARGES,
-        "refunds" => REFUNDS,
-        "batches" => BATCHES,
-        "transactions" | "payouts" => TXNS,
-        "report-export" | "report-export-merchant" => EXPORT,
-        "account-info" | "account-info-mobile" | "title-fetch" => ACCOUNT_INFO,
-        "alias" => ALIAS,
-        "ledger" => LEDGER,
-        "webhooks" => HOOKS,
-        _ => return None,
-    })
-}
+/// `data` of the access-key list.
+pub const KEY_LIST: &[Field] = &[
+    f("count", Kind::Count(false)),
+    f("keys", Kind::Arr(ACCESS_KEY)),
+];
+/// `data` of the merchant list.
+pub const MERCHANT_LIST: &[Field] = &[
+    f("merchants", Kind::Arr(MERCHANT)),
+    f("count", Kind::Count(true)),
+];
+/// `data` of the rail-merchant list.
+pub const RAIL_MERCHANT_LIST: &[Field] = &[
+    f("merchants", Kind::Arr(RAIL_MERCHANT)),
+    f("count", Kind::Count(true)),
+];
+/// `data` of the QR list.
+pub const QR_LIST: &[Field] = &[
+    f("qr_codes", Kind::Arr(QR_CODE)),
+    f("count", Kind::Count(true)),
+];
+/// `data` of the refund list.
+pub const REFUND_LIST: &[Field] = &[f("count", Kind::Count(false)), f("keys", Kind::Arr(REFUND))];
+/// `data` of the batch list.
+pub const BATCH_LIST: &[Field] = &[
+    f("batches", Kind::Arr(BATCH)),
+    f("next_cursor", Kind::Str),
+    f("count", Kind::Obj(CURSOR_COUNT)),
+];
+/// `data` of a batch's transactions. Payout elements are not shown by
+/// API.md: only the array is required.
+pub const TRANSACTION_LIST: &[Field] = &[
+    f("settlement_transactions", Kind::Arr(&[])),
+    f("transactions", Kind::Arr(TRANSACTION)),
+    f("next_cursor", Kind::Str),
+    f("count", Kind::Obj(CURSOR_COUNT)),
+];
+/// `data` of a created export.
+pub const EXPORT_CREATED: &[Field] = &[f("report_export", Kind::Obj(REPORT_EXPORT))];
+/// `data` of the webhook list.
+pub const WEBHOOK_LIST: &[Field] = &[
+    f("endpoints", Kind::Arr(WEBHOOK)),
+    f("count", Kind::Count(true)),
+];
 
 /// Visits every field of `fields` in `value`, recursing into objects and
 /// arrays of objects; `path` names the place (`batches[2].token`).
@@ -504,7 +492,7 @@ mod tests {
         let mut seen = Vec::new();
         visit(
             &serde_json::json!({"batches": [{"id": "1"}]}),
-            data_schema("batches").unwrap(),
+            BATCH_LIST,
             "",
             &mut |p, _, _| seen.push(p.to_owned()),
         );

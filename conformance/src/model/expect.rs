@@ -1,0 +1,429 @@
+//! Expected answers: the model's rows filtered and ordered the way the
+//! contract table says. Where API.md leaves a choice open (whether a name
+//! matches exactly or as a fragment, whether case counts, whether an
+//! upper date bound counts the whole second), every legal reading gives
+//! an alternative, and an answer must equal one of them.
+
+use serde_json::Value;
+
+use super::list::{ListModel, token_of};
+use crate::contract::{Filter, Matching, Paging, Param};
+use crate::http::show;
+
+/// A filter parameter with the values sent.
+#[derive(Debug, Clone)]
+pub struct Given {
+    /// The parameter.
+    pub param: &'static Param,
+    /// Its values (several for a multi-valued filter).
+    pub values: Vec<String>,
+}
+
+impl Given {
+    /// One value of `param`.
+    pub fn one(param: &'static Param, value: impl Into<String>) -> Self {
+        Self {
+            param,
+            values: vec![value.into()],
+        }
+    }
+
+    /// The query pairs it sends: a comma list, repeated keys, or one.
+    pub fn pairs(&self) -> Vec<(String, String)> {
+        let wire = self.param.wire.to_owned();
+        match self.param.filter().map(|f| f.many) {
+            Some(crate::contract::Many::Repeated) => self
+                .values
+                .iter()
+                .map(|v| (wire.clone(), v.clone()))
+                .collect(),
+            _ => vec![(wire, self.values.join(","))],
+        }
+    }
+
+    /// `wire=value` for messages.
+    pub fn describe(&self) -> String {
+        self.pairs()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+}
+
+/// The legal readings of a filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Exact,
+    ExactFolded,
+    Contains,
+    ContainsFolded,
+    /// A date bound compared at the instant.
+    Instant,
+    /// A date bound compared at the second (an upper bound takes in the
+    /// whole second).
+    Second,
+}
+
+fn readings(matching: Matching) -> &'static [Reading] {
+    match matching {
+        Matching::Fragment => &[Reading::Contains, Reading::ContainsFolded],
+        Matching::Name => &[
+            Reading::Exact,
+            Reading::ExactFolded,
+            Reading::Contains,
+            Reading::ContainsFolded,
+        ],
+        Matching::OnOrBefore => &[Reading::Instant, Reading::Second],
+        _ => &[Reading::Exact],
+    }
+}
+
+/// Seconds and nanoseconds of an RFC 3339 field.
+fn instant(v: &Value) -> Option<(i64, i32)> {
+    v.as_str()
+        .and_then(|s| s.parse::<jiff::Timestamp>().ok())
+        .map(|t| (t.as_second(), t.subsec_nanosecond()))
+}
+
+/// Whether `row` matches `filter` with `value` under `reading`.
+fn matches_one(filter: Filter, reading: Reading, row: &Value, value: &str) -> bool {
+    let field = &row[filter.field];
+    let text = || match field {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match filter.matching {
+        Matching::Bool => field.as_bool().map(|b| b.to_string()).as_deref() == Some(value),
+        Matching::Code(names) => value
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| names.get(i))
+            .is_some_and(|name| field == *name),
+        Matching::OnOrAfter | Matching::OnOrBefore => {
+            let (Some((s, ns)), Ok(bound)) = (instant(field), value.parse::<i64>()) else {
+                return false;
+            };
+            match (filter.matching, reading) {
+                (Matching::OnOrAfter, _) => s >= bound,
+                (_, Reading::Second) => s <= bound,
+                _ => s < bound || (s == bound && ns == 0),
+            }
+        }
+        _ => {
+            let have = text();
+            match reading {
+                Reading::Exact => have == value,
+                Reading::ExactFolded => have.to_lowercase() == value.to_lowercase(),
+                Reading::Contains => have.contains(value),
+                Reading::ContainsFolded => have.to_lowercase().contains(&value.to_lowercase()),
+                Reading::Instant | Reading::Second => false,
+            }
+        }
+    }
+}
+
+fn matches(given: &Given, reading: Reading, row: &Value) -> bool {
+    let Some(filter) = given.param.filter() else {
+        return true;
+    };
+    given
+        .values
+        .iter()
+        .any(|v| matches_one(filter, reading, row, v))
+}
+
+/// Every combination of readings of `given`.
+fn combinations(given: &[Given]) -> Vec<Vec<Reading>> {
+    let mut out: Vec<Vec<Reading>> = vec![Vec::new()];
+    for g in given {
+        let options = g
+            .param
+            .filter()
+            .map_or(&[Reading::Exact][..], |f| readings(f.matching));
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                options.iter().map(move |r| {
+                    let mut next = prefix.clone();
+                    next.push(*r);
+                    next
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// The order asked of a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// The model's own order (cursor lists: ascending id).
+    Forward,
+    /// The reverse.
+    Backward,
+}
+
+impl Order {
+    /// The order a `direction` value asks for (API.md: `ASC` exactly is
+    /// ascending; anything else, or none, is `DESC`). Cursor lists are
+    /// modelled ascending; offset lists in their default order, which for
+    /// a list with a direction is `DESC`.
+    pub fn of(paging: Paging, direction: Option<&str>) -> Self {
+        let ascending = direction == Some("ASC");
+        match (paging, ascending) {
+            (Paging::Cursor, true) | (Paging::Offset, false) => Order::Forward,
+            _ => Order::Backward,
+        }
+    }
+}
+
+/// What a filtered, ordered list must hold.
+#[derive(Debug, Clone)]
+pub struct Expected {
+    /// One sequence of rows per legal reading of the filters (duplicates
+    /// removed), in the order asked.
+    pub alternatives: Vec<Vec<Value>>,
+    /// True when they are whole; false when they are only the known
+    /// start of the answer (a large list read in windows).
+    pub whole: bool,
+}
+
+impl Expected {
+    /// The rows of `list` that `given` keep, in `order`.
+    pub fn of(list: &ListModel, given: &[Given], order: Order) -> Self {
+        // An identity filter (a token) picks known rows wherever they are.
+        let by_identity = given.iter().any(|g| {
+            g.param
+                .filter()
+                .is_some_and(|f| f.field == "token" && f.matching == Matching::Exact)
+        });
+        let (rows, whole): (Vec<&Value>, bool) = if list.complete {
+            (list.head.iter().collect(), true)
+        } else if by_identity {
+            (list.known().collect(), true)
+        } else {
+            match order {
+                Order::Forward => (list.head.iter().collect(), false),
+                Order::Backward => (list.tail.iter().collect(), false),
+            }
+        };
+        let mut alternatives: Vec<Vec<Value>> = Vec::new();
+        for readings in combinations(given) {
+            let mut kept: Vec<Value> = rows
+                .iter()
+                .filter(|row| {
+                    given
+                        .iter()
+                        .zip(&readings)
+                        .all(|(g, r)| matches(g, *r, row))
+                })
+                .map(|r| (*r).clone())
+                .collect();
+            if by_identity && !list.complete {
+                sort_like(&mut kept, list);
+            }
+            if order == Order::Backward {
+                kept.reverse();
+            }
+            if !alternatives.iter().any(|a| tokens(a) == tokens(&kept)) {
+                alternatives.push(kept);
+            }
+        }
+        Self {
+            alternatives,
+            whole,
+        }
+    }
+
+    /// Whether every reading gives the same rows: then a failure cannot
+    /// be a legal choice of the server.
+    pub fn single(&self) -> bool {
+        self.alternatives.len() == 1
+    }
+
+    /// The slice `offset..offset + limit` of each alternative; `None` for
+    /// an alternative that does not reach that far (a known start only).
+    pub fn slice(&self, offset: usize, limit: usize) -> Vec<Option<Vec<Value>>> {
+        self.alternatives
+            .iter()
+            .map(|a| {
+                let end = offset.saturating_add(limit);
+                if self.whole || end <= a.len() {
+                    Some(a.iter().skip(offset).take(limit).cloned().collect())
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+}
+
+/// Rows picked from the windows of a large cursor list, in id order.
+fn sort_like(rows: &mut [Value], list: &ListModel) {
+    if list.source.paging() == Paging::Cursor {
+        rows.sort_by_key(|r| super::list::id_of(r).unwrap_or(0));
+    }
+}
+
+/// The tokens of rows.
+pub fn tokens(rows: &[Value]) -> Vec<String> {
+    rows.iter().map(token_of).collect()
+}
+
+/// Why `got` is not `want`, in a few words: what is missing, what is
+/// extra, or where the order differs.
+pub fn difference(got: &[Value], want: &[Value]) -> String {
+    let (g, w) = (tokens(got), tokens(want));
+    let missing: Vec<&String> = w.iter().filter(|t| !g.contains(t)).collect();
+    let extra: Vec<&String> = g.iter().filter(|t| !w.contains(t)).collect();
+    let list = |ts: &[&String]| {
+        let shown: Vec<&str> = ts.iter().take(3).map(|t| t.as_str()).collect();
+        let more = if ts.len() > 3 {
+            format!(" and {} more", ts.len() - 3)
+        } else {
+            String::new()
+        };
+        format!("{}{more}", shown.join(", "))
+    };
+    if !missing.is_empty() && !extra.is_empty() {
+        format!(
+            "{} rows where {} were due: {} missing, {} not due",
+            g.len(),
+            w.len(),
+            list(&missing),
+            list(&extra)
+        )
+    } else if !missing.is_empty() {
+        format!(
+            "{} rows where {} were due: {} missing",
+            g.len(),
+            w.len(),
+            list(&missing)
+        )
+    } else if !extra.is_empty() {
+        format!(
+            "{} rows where {} were due: {} not due",
+            g.len(),
+            w.len(),
+            list(&extra)
+        )
+    } else if g.len() != w.len() {
+        format!("{} rows where {} were due (some twice)", g.len(), w.len())
+    } else {
+        let at = g.iter().zip(&w).position(|(a, b)| a != b).unwrap_or(0);
+        format!(
+            "the right rows in another order: {} at position {at}, {} due there",
+            g[at], w[at]
+        )
+    }
+}
+
+/// The first field where `row` differs from `model` (the same record read
+/// elsewhere), if one does.
+pub fn differs(row: &Value, model: &Value) -> Option<String> {
+    let (Some(a), Some(b)) = (row.as_object(), model.as_object()) else {
+        return (row != model).then(|| "the record differs".to_owned());
+    };
+    for (k, v) in b {
+        match a.get(k) {
+            None => {
+                return Some(format!(
+                    "{k} is missing here, {} in the list",
+                    show(Some(v))
+                ));
+            }
+            Some(x) if x != v => {
+                return Some(format!(
+                    "{k} is {} here, {} in the list",
+                    show(Some(x)),
+                    show(Some(v))
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    a.keys()
+        .find(|k| !b.contains_key(*k))
+        .map(|k| format!("{k} is here but not in the list"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::{Op, OpId};
+    use crate::model::list::Source;
+    use serde_json::json;
+
+    fn list(rows: Vec<Value>) -> ListModel {
+        let mut m = ListModel::new(Source::of(Op::get(OpId::Merchants)));
+        m.head = rows;
+        m.complete = true;
+        m
+    }
+
+    #[test]
+    fn names_have_every_legal_reading_and_tokens_pick_exactly() {
+        let merchants = Op::get(OpId::Merchants);
+        let m = list(vec![
+            json!({"token": "am_1", "name": "Ali Traders 1", "enabled": true}),
+            json!({"token": "am_2", "name": "Ali Traders 12", "enabled": false}),
+            json!({"token": "am_3", "name": "ali traders 1", "enabled": true}),
+        ]);
+        let names = merchants.param("names").unwrap();
+        let e = Expected::of(&m, &[Given::one(names, "Ali Traders 1")], Order::Forward);
+        // exact; exact folded; contains; contains folded.
+        assert_eq!(e.alternatives.len(), 4);
+        // A fragment: exact readings keep nothing, fragment ones am_2.
+        let e = Expected::of(&m, &[Given::one(names, "Traders 12")], Order::Forward);
+        assert_eq!(e.alternatives.len(), 2);
+        // A whole name no other name contains: every reading agrees.
+        let e = Expected::of(&m, &[Given::one(names, "Ali Traders 12")], Order::Forward);
+        assert!(e.single(), "{:?}", e.alternatives);
+        let ids = merchants.param("merchant_identifiers").unwrap();
+        let enabled = merchants.param("enabled").unwrap();
+        let e = Expected::of(
+            &m,
+            &[
+                Given {
+                    param: ids,
+                    values: vec!["am_1".into(), "am_2".into()],
+                },
+                Given::one(enabled, "true"),
+            ],
+            Order::Backward,
+        );
+        assert_eq!(tokens(&e.alternatives[0]), ["am_1"]);
+        assert_eq!(e.slice(1, 5), vec![Some(Vec::new())]);
+    }
+
+    #[test]
+    fn upper_date_bounds_have_two_readings() {
+        let refunds = Op::get(OpId::Refunds);
+        let mut m = list(vec![
+            json!({"token": "r1", "created_at": "2024-01-01T00:00:10Z"}),
+            json!({"token": "r2", "created_at": "2024-01-01T00:00:10.5Z"}),
+        ]);
+        m.source = Source::of(refunds);
+        let end = refunds.param("end_date").unwrap();
+        let start = refunds.param("start_date").unwrap();
+        let e = Expected::of(&m, &[Given::one(end, "1704067210")], Order::Forward);
+        assert_eq!(e.alternatives.len(), 2);
+        let e = Expected::of(&m, &[Given::one(start, "1704067210")], Order::Forward);
+        assert!(e.single());
+        assert_eq!(e.alternatives[0].len(), 2);
+    }
+
+    #[test]
+    fn differences_are_said_in_a_few_words() {
+        let row = |t: &str| json!({"token": t});
+        let (a, b, c) = (row("a"), row("b"), row("c"));
+        assert!(difference(&[a.clone(), b.clone()], &[a.clone(), c.clone()]).contains("c missing"));
+        assert!(difference(&[b.clone(), a.clone()], &[a.clone(), b.clone()]).contains("order"));
+        assert_eq!(
+            differs(&json!({"x": 1, "y": 2}), &json!({"x": 1, "y": 3})).unwrap(),
+            "y is 2 here, 3 in the list"
+        );
+        assert!(differs(&a, &a.clone()).is_none());
+    }
+}

@@ -1,0 +1,488 @@
+//! One list as the server shows it, unfiltered: read whole when small,
+//! in bounded windows (start, middle, end) when large, so that a
+//! million-row batch costs a few pages.
+
+use serde_json::Value;
+
+use crate::contract::{Op, Paging};
+use crate::http::{Exchange, Http, Request, show};
+use crate::rules::num;
+
+/// Rows asked per page when reading a model.
+pub const PAGE: u64 = 100;
+/// A cursor list up to this many rows is read whole.
+const CURSOR_WHOLE: u64 = 300;
+/// An offset list up to this many rows is read whole.
+const OFFSET_WHOLE: u64 = 1_000;
+/// Pages a window holds at each end of a large list.
+const WINDOW_PAGES: usize = 2;
+
+/// Which list: an operation, its path, and the query that selects the
+/// part of it (`type=DYNAMIC`, `only_settlement_txns=true`).
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The operation.
+    pub op: &'static Op,
+    /// The request path (the path id filled in).
+    pub path: String,
+    /// The query that selects it.
+    pub base: Vec<(String, String)>,
+    /// The key of its rows under `data`.
+    pub rows: &'static str,
+    /// How reports name it.
+    pub label: String,
+}
+
+impl Source {
+    /// The list of `op` at its own path, unqualified.
+    pub fn of(op: &'static Op) -> Self {
+        let rows = op.list.map_or("", |l| l.rows);
+        Self {
+            op,
+            path: op.path.to_owned(),
+            base: Vec::new(),
+            rows,
+            label: op.name.to_owned(),
+        }
+    }
+
+    /// The same list with `name=value` in its base query.
+    pub fn with(mut self, name: &str, value: &str) -> Self {
+        self.base.push((name.to_owned(), value.to_owned()));
+        self.label = format!("{} {name}={value}", self.label);
+        self
+    }
+
+    /// A request for this list, its base query included.
+    pub fn request(&self) -> Request {
+        Request::get(self.path.clone()).with_query(&self.base)
+    }
+
+    /// How it pages.
+    pub fn paging(&self) -> Paging {
+        self.op.list.map_or(Paging::Offset, |l| l.paging)
+    }
+}
+
+/// Why a list could not be read.
+#[derive(Debug, Clone)]
+pub enum Unread {
+    /// Only transient failures came back: nothing is known either way.
+    Transient(Box<Exchange>),
+    /// The server answered wrongly (a rule that reads it fails on it).
+    Broken(Box<Exchange>, String),
+}
+
+impl Unread {
+    /// The exchange that shows it.
+    pub fn exchange(&self) -> &Exchange {
+        match self {
+            Unread::Transient(e) | Unread::Broken(e, _) => e,
+        }
+    }
+}
+
+/// A list read from the server.
+#[derive(Debug, Clone)]
+pub struct ListModel {
+    /// Which list.
+    pub source: Source,
+    /// The rows at its start, in its order (cursor lists: ascending id;
+    /// offset lists: the server's order). All of them when `complete`.
+    pub head: Vec<Value>,
+    /// Rows from its middle, in order, when large.
+    pub middle: Vec<Value>,
+    /// The rows at its end, in order, when large.
+    pub tail: Vec<Value>,
+    /// True when `head` is the whole list.
+    pub complete: bool,
+    /// Rows in the list: `head.len()` when complete, else the count the
+    /// server gave (cursor lists: `filtered_count`).
+    pub len: Option<u64>,
+    /// The count as the first page gave it (offset lists: `count`;
+    /// cursor lists: `filtered_count`), and `total_count`.
+    pub count: Option<u64>,
+    /// Cursor lists: `total_count`.
+    pub total: Option<u64>,
+    /// Rows a page holds at most when 100 are asked (offset lists: the
+    /// server's cap, if lower).
+    pub cap: u64,
+    /// Cursor lists: whether `next_cursor` was the last row's id on every
+    /// page read (WIRE.md's choice; another is legal).
+    pub id_cursors: bool,
+    /// The exchanges read.
+    pub pages: Vec<Exchange>,
+    /// Why it is not (wholly) known, if so.
+    pub unread: Option<Unread>,
+}
+
+/// A page's rows and counts, if it is a success with rows.
+struct Page {
+    rows: Vec<Value>,
+    count: Option<u64>,
+    total: Option<u64>,
+    next: Option<String>,
+}
+
+fn page_of(e: &Exchange, source: &Source) -> Result<Page, Unread> {
+    if e.transient.is_some() {
+        return Err(Unread::Transient(Box::new(e.clone())));
+    }
+    let Some(data) = e.data() else {
+        return Err(Unread::Broken(
+            Box::new(e.clone()),
+            format!("{}: a valid request did not succeed", source.label),
+        ));
+    };
+    let Some(rows) = data.get(source.rows).and_then(Value::as_array) else {
+        return Err(Unread::Broken(
+            Box::new(e.clone()),
+            format!("{}: no {} array", source.label, source.rows),
+        ));
+    };
+    let count = &data["count"];
+    Ok(Page {
+        rows: rows.clone(),
+        count: num(&count["filtered_count"])
+            .or_else(|| num(count))
+            .or_else(|| count.as_u64()),
+        total: num(&count["total_count"]),
+        next: data["next_cursor"].as_str().map(str::to_owned),
+    })
+}
+
+/// The numeric id of a row.
+pub fn id_of(row: &Value) -> Option<u64> {
+    num(&row["id"])
+}
+
+/// The identity of a row: its token (every listed resource has one).
+pub fn token_of(row: &Value) -> String {
+    match row.get("token") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => show(Some(row)),
+    }
+}
+
+impl ListModel {
+    /// A list not read yet.
+    pub fn new(source: Source) -> Self {
+        Self {
+            source,
+            head: Vec::new(),
+            middle: Vec::new(),
+            tail: Vec::new(),
+            complete: false,
+            len: None,
+            count: None,
+            total: None,
+            cap: PAGE,
+            id_cursors: true,
+            pages: Vec::new(),
+            unread: None,
+        }
+    }
+
+    /// Every row known, head, middle and tail, without repeats.
+    pub fn known(&self) -> impl Iterator<Item = &Value> {
+        let mut seen = std::collections::HashSet::new();
+        self.head
+            .iter()
+            .chain(&self.middle)
+            .chain(&self.tail)
+            .filter(move |r| seen.insert(token_of(r)))
+    }
+
+    /// The known record with this token.
+    pub fn find(&self, token: &str) -> Option<&Value> {
+        self.known().find(|r| token_of(r) == token)
+    }
+
+    /// Usable for judging: read, at least in part.
+    pub fn usable(&self) -> Result<&Self, &Unread> {
+        match &self.unread {
+            Some(u) if self.head.is_empty() && !self.complete => Err(u),
+            _ => Ok(self),
+        }
+    }
+
+    /// Reads the list from the server.
+    pub fn read(http: &Http, source: Source) -> Self {
+        match source.paging() {
+            Paging::Cursor => read_cursor(http, source),
+            Paging::Offset => read_offset(http, source),
+        }
+    }
+}
+
+/// A cursor list: ascending pages of 100 to the end when it is small;
+/// otherwise two pages from each end, and one from the middle when the
+/// server's cursors are row ids.
+fn read_cursor(http: &Http, source: Source) -> ListModel {
+    let mut model = ListModel::new(source);
+    let base = model.source.request();
+    let ascending = |cursor: Option<&str>| {
+        let mut r = base.clone().q("direction", "ASC").q("limit", PAGE);
+        if let Some(c) = cursor {
+            r = r.q("cursor", c);
+        }
+        r
+    };
+    let first = http.send(ascending(None));
+    let page = match page_of(&first, &model.source) {
+        Ok(p) => p,
+        Err(why) => {
+            model.pages.push(first);
+            model.unread = Some(why);
+            return model;
+        }
+    };
+    model.count = page.count;
+    model.total = page.total;
+    model.pages.push(first);
+    let promised = page.count.unwrap_or(0);
+    let pages_allowed = if promised > CURSOR_WHOLE {
+        WINDOW_PAGES
+    } else {
+        (CURSOR_WHOLE / PAGE) as usize + 1
+    };
+    let mut cursors = std::collections::HashSet::new();
+    let mut current = page;
+    loop {
+        note_cursor(&mut model, &current);
+        let short = (current.rows.len() as u64) < PAGE;
+        let next = current.next.clone().unwrap_or_default();
+        model.head.extend(current.rows);
+        if short || next.is_empty() || next == "0" {
+            model.complete = true;
+            break;
+        }
+        if !cursors.insert(next.clone()) || model.pages.len() >= pages_allowed {
+            break;
+        }
+        let e = http.send(ascending(Some(&next)));
+        match page_of(&e, &model.source) {
+            Ok(p) => {
+                model.pages.push(e);
+                current = p;
+            }
+            Err(why) => {
+                model.pages.push(e);
+                model.unread = Some(why);
+                break;
+            }
+        }
+    }
+    dedupe_ascending(&mut model.head);
+    if model.complete {
+        model.len = Some(model.head.len() as u64);
+        return model;
+    }
+    model.len = model.count;
+    read_cursor_windows(http, &mut model);
+    model
+}
+
+/// Remembers whether the server's cursor was the page's last row id.
+fn note_cursor(model: &mut ListModel, page: &Page) {
+    if let (Some(last), Some(next)) = (page.rows.last(), &page.next)
+        && (page.rows.len() as u64) == PAGE
+        && id_of(last).map(|i| i.to_string()).as_deref() != Some(next.as_str())
+    {
+        model.id_cursors = false;
+    }
+}
+
+/// Keeps rows in ascending id order, each once (a server that repeats a
+/// row across pages is judged by the rules, not here).
+fn dedupe_ascending(rows: &mut Vec<Value>) {
+    let mut seen = std::collections::HashSet::new();
+    rows.retain(|r| seen.insert(token_of(r)));
+}
+
+/// The end of a large cursor list (descending pages, kept ascending) and,
+/// with id cursors, a page from its middle.
+fn read_cursor_windows(http: &Http, model: &mut ListModel) {
+    let mut tail: Vec<Value> = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..WINDOW_PAGES {
+        let mut r = model
+            .source
+            .request()
+            .q("direction", "DESC")
+            .q("limit", PAGE);
+        if let Some(c) = &cursor {
+            r = r.q("cursor", c);
+        }
+        let e = http.send(r);
+        let page = page_of(&e, &model.source);
+        model.pages.push(e);
+        match page {
+            Ok(p) => {
+                let done = (p.rows.len() as u64) < PAGE;
+                cursor = p.next.filter(|n| !n.is_empty() && n != "0");
+                tail.extend(p.rows);
+                if done || cursor.is_none() {
+                    break;
+                }
+            }
+            Err(why) => {
+                model.unread.get_or_insert(why);
+                break;
+            }
+        }
+    }
+    tail.reverse();
+    model.tail = tail;
+    let (Some(low), Some(high)) = (
+        model.head.last().and_then(id_of),
+        model.tail.first().and_then(id_of),
+    ) else {
+        return;
+    };
+    if model.id_cursors && high > low + 1 {
+        let middle = low + (high - low) / 2;
+        let e = http.send(
+            model
+                .source
+                .request()
+                .q("direction", "ASC")
+                .q("limit", PAGE)
+                .q("cursor", middle),
+        );
+        if let Ok(p) = page_of(&e, &model.source) {
+            model.middle = p.rows;
+        }
+        model.pages.push(e);
+    }
+}
+
+/// An offset list: pages of 100 from offset 0 until an empty page; a
+/// list longer than [`OFFSET_WHOLE`] by its count is read at its start,
+/// middle and end.
+fn read_offset(http: &Http, source: Source) -> ListModel {
+    let mut model = ListModel::new(source);
+    let base = model.source.request();
+    let at = |offset: u64| base.clone().q("limit", PAGE).q("offset", offset);
+    let first = http.send(at(0));
+    let page = match page_of(&first, &model.source) {
+        Ok(p) => p,
+        Err(why) => {
+            model.pages.push(first);
+            model.unread = Some(why);
+            return model;
+        }
+    };
+    model.pages.push(first);
+    model.count = page.count;
+    let step = page.rows.len() as u64;
+    model.cap = step.clamp(1, PAGE);
+    let empty = page.rows.is_empty();
+    model.head = page.rows;
+    if empty {
+        model.complete = true;
+        model.len = Some(0);
+        return model;
+    }
+    let count = model.count.unwrap_or(0);
+    if count > OFFSET_WHOLE && count > step {
+        read_offset_windows(http, &mut model, count);
+        return model;
+    }
+    // The pages the count promises, side by side, and one past them.
+    let mut offset = step;
+    loop {
+        let mut offsets = Vec::new();
+        let mut o = offset;
+        while o < count.max(offset) && (o - offset) / step < 10 {
+            offsets.push(o);
+            o += step;
+        }
+        offsets.push(o);
+        let exchanges = http.pool().map(&offsets, |o| http.send(at(*o)));
+        let mut ended = false;
+        for e in exchanges {
+            if ended {
+                model.pages.push(e);
+                continue;
+            }
+            match page_of(&e, &model.source) {
+                Ok(p) => {
+                    ended = p.rows.is_empty();
+                    model.head.extend(p.rows);
+                }
+                Err(why) => {
+                    model.unread = Some(why);
+                    model.pages.push(e);
+                    return model;
+                }
+            }
+            model.pages.push(e);
+        }
+        if ended {
+            model.complete = true;
+            model.len = Some(model.head.len() as u64);
+            return model;
+        }
+        offset = model.head.len() as u64;
+        if offset > OFFSET_WHOLE {
+            model.len = model.count;
+            return model;
+        }
+    }
+}
+
+fn read_offset_windows(http: &Http, model: &mut ListModel, count: u64) {
+    let step = model.cap;
+    let offsets = [
+        step,
+        count / 2,
+        count.saturating_sub(step * 2),
+        count.saturating_sub(step),
+    ];
+    let base = model.source.request();
+    let at = |offset: u64| base.clone().q("limit", PAGE).q("offset", offset);
+    let exchanges = http.pool().map(&offsets, |o| http.send(at(*o)));
+    let mut parts = Vec::new();
+    for e in exchanges {
+        parts.push(page_of(&e, &model.source).map(|p| p.rows));
+        model.pages.push(e);
+    }
+    let mut rows = parts.into_iter();
+    let mut take = |model: &mut ListModel| match rows.next() {
+        Some(Ok(r)) => r,
+        Some(Err(why)) => {
+            model.unread.get_or_insert(why);
+            Vec::new()
+        }
+        None => Vec::new(),
+    };
+    let second = take(model);
+    model.head.extend(second);
+    model.middle = take(model);
+    let mut tail = take(model);
+    tail.extend(take(model));
+    model.tail = tail;
+    model.len = Some(count);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_known_once_and_found_by_token() {
+        let mut model = ListModel::new(Source::of(crate::contract::Op::get(
+            crate::contract::OpId::Batches,
+        )));
+        model.head = vec![
+            serde_json::json!({"id": "1", "token": "a"}),
+            serde_json::json!({"id": "2", "token": "b"}),
+        ];
+        model.tail = vec![serde_json::json!({"id": "2", "token": "b"})];
+        assert_eq!(model.known().count(), 2);
+        assert_eq!(model.find("b").and_then(id_of), Some(2));
+        assert!(model.find("c").is_none());
+    }
+}

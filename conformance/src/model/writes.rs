@@ -1,0 +1,94 @@
+//! The harness's writes. Never repeated blindly: a rotation whose answer
+//! was lost is recovered from the key list (secrets are returned there in
+//! clear), and sent again only when the list shows it did not happen; an
+//! export, which makes a new job each time, is repeated once
+//! ([`Http::repeatable_write`]).
+
+use serde_json::Value;
+
+use super::list::{ListModel, Source};
+use crate::contract::{Op, OpId};
+use crate::http::{Exchange, Http, Request, encode};
+
+/// Rotations sent at most, when the key list shows each lost one did not
+/// happen.
+const ROTATIONS: usize = 6;
+
+/// A key rotation and what is known of it.
+#[derive(Debug, Clone)]
+pub struct Rotation {
+    /// The key rotated (its `ak_` id).
+    pub id: String,
+    /// Its secret before, from the key list.
+    pub before: Option<String>,
+    /// The answer to the last rotation sent.
+    pub answer: Exchange,
+    /// When that answer was lost: the key as the list shows it after the
+    /// rotation happened.
+    pub recovered: Option<Value>,
+}
+
+impl Rotation {
+    /// The rotated key as the server gave it: the answer, or the record
+    /// recovered from the list.
+    pub fn key(&self) -> Option<&Value> {
+        self.answer.data().or(self.recovered.as_ref())
+    }
+}
+
+/// The `ak_` identifier of a key record (its id, or its token).
+pub fn key_id(key: &Value) -> &str {
+    let text = |f: &str| key[f].as_str().unwrap_or("");
+    let (id, token) = (text("id"), text("token"));
+    if id.starts_with("ak_") && !id.starts_with("ak_tok_") {
+        id
+    } else {
+        token
+    }
+}
+
+/// The key `id` in a key list read now.
+fn listed(http: &Http, id: &str) -> Option<Value> {
+    let list = ListModel::read(http, Source::of(Op::get(OpId::Keys)));
+    list.known().find(|k| key_id(k) == id).cloned()
+}
+
+/// Rotates key `id`, whose secret is `before`.
+pub fn rotate(http: &Http, id: &str, before: Option<&str>) -> Rotation {
+    let request = Request::put(format!("/keys/{}/rotate", encode(id)));
+    let mut answer = http.write(request.clone());
+    for _ in 1..ROTATIONS {
+        if answer.transient.is_none() {
+            break;
+        }
+        // The answer was lost, or the server refused for now: the list
+        // says whether the key was rotated.
+        let Some(now) = listed(http, id) else { break };
+        let secret = now["secret"].as_str();
+        if before.is_some() && secret != before {
+            return Rotation {
+                id: id.to_owned(),
+                before: before.map(str::to_owned),
+                answer,
+                recovered: Some(now),
+            };
+        }
+        if before.is_none() || !http.wait_before_rewrite(&answer) {
+            break;
+        }
+        http.count_retry();
+        answer = http.write(request.clone());
+    }
+    Rotation {
+        id: id.to_owned(),
+        before: before.map(str::to_owned),
+        answer,
+        recovered: None,
+    }
+}
+
+/// Creates a report export: a 429 is waited out, another lost answer is
+/// repeated once (a second job is harmless).
+pub fn export(http: &Http, body: &str) -> Exchange {
+    http.send(Request::post("/settlements/report-exports", body))
+}

@@ -1,0 +1,116 @@
+//! Rules that judge every answer of the run as it comes: every page of
+//! every list, whatever rule asked for it, and every operation the table
+//! routes it to. A field missing only on later pages, or on a record no
+//! probe looked at, is seen wherever any request met it.
+
+use serde_json::Value;
+
+use super::{Check, Outcome};
+use crate::contract::{Field, Kind, visit};
+use crate::http::Exchange;
+
+/// A field's verdict under one rule.
+pub enum Verdict {
+    /// Not this rule's business.
+    Skip,
+    Ok,
+    Bad(String),
+}
+
+/// Walks the `data` of a success with its operation's table; the first
+/// violation `judge` finds, and how many more.
+pub fn schema(
+    e: &Exchange,
+    mut judge: impl FnMut(&Field, Option<&Value>) -> Verdict,
+) -> Option<String> {
+    let (Some(op), Some(data)) = (e.op(), e.data()) else {
+        return None;
+    };
+    let mut first: Option<String> = None;
+    let mut more = 0;
+    visit(data, op.data, "", &mut |path, field, value| {
+        if let Verdict::Bad(why) = judge(field, value) {
+            if first.is_none() {
+                first = Some(format!("{}: {path}: {why}", op.name));
+            } else {
+                more += 1;
+            }
+        }
+    });
+    first.map(|f| {
+        if more > 0 {
+            format!("{f} (and {more} more in this answer)")
+        } else {
+            f
+        }
+    })
+}
+
+/// Judges string fields of the kinds `applies` selects with `ok`; a field
+/// missing or of another JSON type is `fields.required`'s business.
+pub fn strings(
+    e: &Exchange,
+    applies: impl Fn(Kind) -> bool,
+    ok: impl Fn(Kind, &str) -> Result<(), String>,
+) -> Option<String> {
+    schema(e, |field, value| {
+        if !applies(field.kind) {
+            return Verdict::Skip;
+        }
+        match value {
+            Some(Value::String(s)) => match ok(field.kind, s) {
+                Ok(()) => Verdict::Ok,
+                Err(why) => Verdict::Bad(why),
+            },
+            _ => Verdict::Skip,
+        }
+    })
+}
+
+/// The rows of every list in a success of `op`'s name.
+pub fn rows_of<'e>(e: &'e Exchange, op: &str, key: &str) -> impl Iterator<Item = &'e Value> {
+    e.op()
+        .filter(|o| o.name == op)
+        .and_then(|_| e.rows(key))
+        .into_iter()
+        .flatten()
+}
+
+/// The first of several findings, with how many more.
+pub fn first_of(findings: impl IntoIterator<Item = String>) -> Option<String> {
+    let mut it = findings.into_iter();
+    let first = it.next()?;
+    let more = it.count();
+    Some(if more > 0 {
+        format!("{first} (and {more} more in this answer)")
+    } else {
+        first
+    })
+}
+
+/// The verdict of an exchange rule: its violations over the run.
+/// `successes_only` counts only successful exchanges as cases.
+pub fn from_log(c: &Check<'_>, successes_only: bool) -> Outcome {
+    let log = c.ctx.http.log();
+    if log.answered == 0 {
+        return Outcome::skipped("the server answered nothing");
+    }
+    let (violations, total) = log.of(c.rule);
+    let cases = if successes_only {
+        log.successes
+    } else {
+        log.answered
+    };
+    drop(log);
+    let mut failures: Vec<_> = violations
+        .iter()
+        .map(|(message, exchange)| c.fail(exchange, message.clone()))
+        .collect();
+    if total > failures.len() as u64
+        && let Some(last) = failures.last_mut()
+    {
+        last.message
+            .push_str(&format!(" ({total} responses in all broke this rule)"));
+    }
+    Outcome::judged(cases, failures)
+}

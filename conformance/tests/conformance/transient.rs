@@ -1,0 +1,142 @@
+//! A flaky staging is not a broken one: transient failures are retried,
+//! evidence made only of them is inconclusive (exit 2), a 500 that comes
+//! back is a failure, and writes are never repeated blindly.
+
+use std::io::Write;
+use std::net::TcpStream;
+use std::time::Duration;
+
+use aggpay_conformance::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE};
+use aggpay_mock::{Chaos, MockConfig, MockServer};
+use aggpay_testkit::{RawRequest, RawServer};
+use serde_json::Value;
+
+use crate::support::{harness, json_run, rule, status_of};
+
+fn chaos(spec: &str) -> Chaos {
+    // Retry-After 0: the tests do not wait out a second per 429.
+    spec.parse::<Chaos>().unwrap().retry_after(Duration::ZERO)
+}
+
+#[test]
+fn a_flaky_staging_passes_and_the_report_counts_its_retries() {
+    let server = MockServer::start(
+        MockConfig::new()
+            .seed(3)
+            .chaos(chaos("503=0.05,429=0.05,reset=0.02")),
+    )
+    .unwrap();
+    let (code, report) = json_run(&server, &[]);
+    let unsure: Vec<&str> = report["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] != "passed")
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        code,
+        EXIT_OK,
+        "{unsure:?} {:#}",
+        rule(&report, "envelope.success")
+    );
+    assert_eq!(report["summary"]["required_failed"], 0);
+    assert!(
+        report["summary"]["retries"].as_u64().unwrap() > 10,
+        "{}",
+        report["summary"]
+    );
+}
+
+#[test]
+fn a_lost_rotation_is_recovered_from_the_key_list_and_never_repeated() {
+    // Every write is carried out, and its answer lost.
+    let server = MockServer::start(MockConfig::new().chaos(chaos("lost-write=1"))).unwrap();
+    let (code, report) = json_run(&server, &["--rules", "keys.*,exports.*"]);
+    assert_eq!(status_of(&report, "keys.rotation"), "passed", "{report}");
+    assert_eq!(status_of(&report, "keys.consistent"), "passed", "{report}");
+    assert_eq!(server.writes().rotations, 1, "the rotation was repeated");
+    // An export makes a new job each time: repeated once, then left
+    // inconclusive (its answer was lost both times), never failed.
+    assert_eq!(status_of(&report, "exports.seeded"), "inconclusive");
+    assert_eq!(server.writes().exports, 4, "two exports, each sent twice");
+    let why = rule(&report, "exports.seeded")["inconclusive"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(why.contains("transient"), "{why}");
+    assert_eq!(code, EXIT_UNUSABLE);
+}
+
+/// A server that knows its aggregator and answers everything else with
+/// `status`.
+fn always(status: u16) -> RawServer {
+    RawServer::start(move |request: &RawRequest, out: &mut TcpStream| {
+        let target = request.target.split('?').next().unwrap_or("");
+        let (status, body, extra) = if target == "/v1/aggregators/agg_flaky" {
+            (200, r#"{"api_version":"v1","data":{}}"#, "")
+        } else if status == 503 {
+            (
+                503,
+                r#"{"api_version":"v1","error":{"code":"error.internal_server_error","message":"busy"}}"#,
+                "Retry-After: 0\r\n",
+            )
+        } else {
+            (
+                status,
+                r#"{"api_version":"v1","error":{"code":"error.internal_server_error","message":"boom"}}"#,
+                "",
+            )
+        };
+        let _ = write!(
+            out,
+            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nDate: Wed, 25 Nov 2026 10:00:00 GMT\r\n{extra}Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+    })
+}
+
+fn run_against(server: &RawServer) -> (u8, Value) {
+    let url = server.url();
+    let (code, out, err) = harness(&[
+        "--base-url",
+        &url,
+        "--key",
+        "k",
+        "--aggregator",
+        "agg_flaky",
+        "--rules",
+        "envelope.success,offset.pages,cursor.walk",
+        "--format",
+        "json",
+        "--cases",
+        "2",
+    ]);
+    (
+        code,
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}")),
+    )
+}
+
+#[test]
+fn only_transient_failures_make_a_rule_inconclusive_and_the_run_exit_2() {
+    let server = always(503);
+    let (code, report) = run_against(&server);
+    assert_eq!(
+        status_of(&report, "envelope.success"),
+        "inconclusive",
+        "{report}"
+    );
+    assert_eq!(report["summary"]["required_failed"], 0);
+    assert!(report["summary"]["required_inconclusive"].as_u64().unwrap() >= 1);
+    assert!(report["summary"]["retries"].as_u64().unwrap() > 0);
+    assert_eq!(code, EXIT_UNUSABLE);
+}
+
+#[test]
+fn a_500_that_comes_back_is_a_failure() {
+    let server = always(500);
+    let (code, report) = run_against(&server);
+    assert_eq!(status_of(&report, "envelope.success"), "failed", "{report}");
+    assert_eq!(code, EXIT_FAILED);
+}
