@@ -52,6 +52,8 @@ pub(crate) struct Counters {
     pub(crate) requests: AtomicU64,
     pub(crate) retries: AtomicU64,
     pub(crate) bytes: AtomicU64,
+    /// Nanoseconds the retries waited, all requests together.
+    pub(crate) waited: AtomicU64,
 }
 
 /// What a client and its clones have done since it was built: for a sync
@@ -65,6 +67,8 @@ pub struct ClientStats {
     pub retries: u64,
     /// Response body bytes received.
     pub bytes_received: u64,
+    /// Time the retries spent waiting, all requests together.
+    pub waited: std::time::Duration,
 }
 
 impl fmt::Debug for Client {
@@ -136,6 +140,7 @@ impl Client {
             requests: c.requests.load(Ordering::Relaxed),
             retries: c.retries.load(Ordering::Relaxed),
             bytes_received: c.bytes.load(Ordering::Relaxed),
+            waited: std::time::Duration::from_nanos(c.waited.load(Ordering::Relaxed)),
         }
     }
 

@@ -46,6 +46,7 @@ pub struct RetryPolicy {
     base_delay: Duration,
     max_delay: Duration,
     max_retry_after: Duration,
+    max_total_wait: Option<Duration>,
 }
 
 impl Default for RetryPolicy {
@@ -55,6 +56,7 @@ impl Default for RetryPolicy {
             base_delay: Duration::from_millis(200),
             max_delay: Duration::from_secs(10),
             max_retry_after: Duration::from_secs(60),
+            max_total_wait: None,
         }
     }
 }
@@ -98,6 +100,12 @@ impl RetryPolicy {
         self.max_retry_after
     }
 
+    /// The most time the retries of a client and its clones may spend
+    /// waiting, all requests together (`None`: no bound but the others).
+    pub fn max_total_wait(&self) -> Option<Duration> {
+        self.max_total_wait
+    }
+
     /// The backoff delay before retry `retry` (1 for the first retry), given
     /// a uniform random number in `0..=u64::MAX`.
     pub(crate) fn backoff(&self, retry: u32, random: u64) -> Duration {
@@ -137,6 +145,28 @@ impl RetryPolicyBuilder {
     /// for more gets its error returned instead of a long sleep.
     pub fn max_retry_after(mut self, delay: Duration) -> Self {
         self.0.max_retry_after = delay;
+        self
+    }
+
+    /// A bound on the time the retries of a client and its clones may
+    /// spend waiting, all requests together: a batch job's patience. Once
+    /// it is spent, a failure is returned at once instead of retried
+    /// (default: no bound beyond the others).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use aggpay::RetryPolicy;
+    ///
+    /// // A nightly job: patient with a flaky server, within half an hour.
+    /// let patient = RetryPolicy::builder()
+    ///     .max_attempts(10)
+    ///     .max_delay(Duration::from_secs(120))
+    ///     .max_total_wait(Duration::from_secs(1800))
+    ///     .build();
+    /// assert_eq!(patient.max_total_wait(), Some(Duration::from_secs(1800)));
+    /// ```
+    pub fn max_total_wait(mut self, budget: Duration) -> Self {
+        self.0.max_total_wait = Some(budget);
         self
     }
 

@@ -93,9 +93,29 @@ impl Inner {
                 Some(after) => after + backoff.min(jitter_cap(after)),
                 None => backoff,
             };
+            if !self.spend(wait) {
+                return Err(failure.error);
+            }
             self.stats.retries.fetch_add(1, Ordering::Relaxed);
             std::thread::sleep(wait);
         }
+    }
+
+    /// Takes `wait` from the waiting budget of the client and its clones;
+    /// false when it would overspend it (the failure is returned then).
+    fn spend(&self, wait: Duration) -> bool {
+        let nanos = u64::try_from(wait.as_nanos()).unwrap_or(u64::MAX);
+        let Some(budget) = self.settings.retry.max_total_wait() else {
+            self.stats.waited.fetch_add(nanos, Ordering::Relaxed);
+            return true;
+        };
+        let budget = u64::try_from(budget.as_nanos()).unwrap_or(u64::MAX);
+        self.stats
+            .waited
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
+                w.checked_add(nanos).filter(|total| *total <= budget)
+            })
+            .is_ok()
     }
 
     /// The full URL of a call: base, aggregator, path and encoded query.

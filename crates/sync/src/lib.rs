@@ -1,45 +1,67 @@
-//! `aggpay-sync`: a crash-safe SQLite mirror of an aggregator's settlement
-//! batches, their transactions and their payouts, built on the public API
-//! of the `aggpay` client.
+//! `aggpay-sync`: a crash-safe mirror of an aggregator's settlement
+//! batches, their transactions and payouts, its refunds, merchants and
+//! rail merchants, into a SQLite file or a PostgreSQL database, built on
+//! the public API of the `aggpay` client.
 //!
-//! Each run is incremental: new batches, the batches still open, and the
-//! rows of every batch not yet verified. Every page of rows is committed
-//! with the walk position that follows it, in one SQLite transaction, so a
-//! run killed at any instant resumes where it stopped, with no row lost or
-//! written twice. A batch that reached a final status is verified: its
-//! rows must number the server's `filtered_count`.
+//! Each run is incremental: new batches, the batches still open, the rows
+//! of every batch not yet verified, the refunds since the last run. Every
+//! page of rows is committed with the walk position that follows it, in
+//! one transaction, so a run killed at any instant resumes where it
+//! stopped, with no row lost or written twice. A batch that reached a
+//! final status is verified: its rows must number the server's
+//! `filtered_count`. A batch whose walk fails is set aside and named; the
+//! others go on.
 //!
-//! Exit codes: 0 synced and verified; 1 integrity errors (reported, and
-//! the batch walked again on the next run); 2 the run could not be made
-//! or finished (bad arguments, server unreachable, key refused, database
-//! refused or locked).
+//! Exit codes: 0 everything synced and verified; 1 integrity errors, or a
+//! batch set aside for a server fault (reported, and taken again on the
+//! next run); 2 the run could not be made or finished, or only transient
+//! failures outlasted the retries.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod cli;
-mod db;
 mod engine;
 mod error;
 mod progress;
+mod store;
 mod summary;
 
 pub use cli::Args;
-pub use db::SCHEMA_VERSION;
-pub use error::SyncError;
-pub use summary::Summary;
+pub use error::{DbError, SyncError};
+pub use store::Target;
+pub use summary::{Left, Summary};
 
 use std::io::IsTerminal;
+use std::time::Duration;
 
-use aggpay::{Client, RetryPolicy};
+use aggpay::{AggregatorId, Client, RetryPolicy};
 use aggpay_mock::{MockConfig, MockServer};
 
-/// Synced, every final batch verified.
+/// Everything synced, every final batch verified.
 pub const EXIT_OK: u8 = 0;
-/// Integrity errors: a batch's rows do not match the server's count.
+/// Integrity errors, or a batch set aside for a server fault.
 pub const EXIT_INTEGRITY: u8 = 1;
 /// The run could not be made or finished.
 pub const EXIT_UNUSABLE: u8 = 2;
+
+/// The schema versions this build writes: SQLite, PostgreSQL.
+pub const SCHEMA_VERSIONS: (i64, i64) = store::SCHEMA_VERSIONS;
+
+/// The sync's retries: far more patient than an interactive client's. A
+/// request that fails transiently (429 with `Retry-After`, 5xx, a reset,
+/// a timeout) is tried up to 10 times, the backoff doubling from 100 ms to
+/// two minutes with full jitter, a `Retry-After` of up to ten minutes
+/// honoured; all the run's waiting together stays within `max_wait`.
+pub fn retry_policy(max_wait: Duration) -> RetryPolicy {
+    RetryPolicy::builder()
+        .max_attempts(10)
+        .base_delay(Duration::from_millis(100))
+        .max_delay(Duration::from_secs(120))
+        .max_retry_after(Duration::from_secs(600))
+        .max_total_wait(max_wait)
+        .build()
+}
 
 /// Runs one sync as the binary does: messages on stderr, the `--json`
 /// summary on stdout. Returns the exit code.
@@ -66,6 +88,14 @@ pub fn run_with(
             for e in &summary.integrity_errors {
                 let _ = writeln!(stderr, "aggpay-sync: integrity error: {e}");
             }
+            for l in &summary.left {
+                let why = if l.transient { "for now" } else { "set aside" };
+                let _ = writeln!(
+                    stderr,
+                    "aggpay-sync: {} ({}) {why}: {}",
+                    l.subject, l.kind, l.reason
+                );
+            }
             if !args.quiet {
                 let _ = writeln!(stderr, "aggpay-sync: {}", summary.line());
             }
@@ -76,7 +106,7 @@ pub fn run_with(
         }
         Err(e) => {
             progress.finish();
-            let _ = writeln!(stderr, "aggpay-sync: {e}");
+            let _ = writeln!(stderr, "aggpay-sync: {}", e.chain());
             EXIT_UNUSABLE
         }
     }
@@ -87,11 +117,14 @@ fn sync(
     progress: &progress::Progress,
     stderr: &mut dyn std::io::Write,
 ) -> Result<Summary, SyncError> {
-    // The database first: a refused database costs no request.
-    let mut db = db::Db::open(&args.db)?;
     let (client, _mock) = client(args, stderr)?;
-    db.bind_source(client.base_url(), client.aggregator_id().as_str())?;
-    engine::Engine::new(&client, &mut db, progress, args.full).run()
+    let mut store = store::open(&args.db, client.aggregator_id())?;
+    store.bind_source(client.base_url(), client.aggregator_id())?;
+    let plan = engine::Plan {
+        full: args.full,
+        refund_window: args.refund_window(),
+    };
+    engine::Engine::new(&client, store.as_mut(), progress, plan).run()
 }
 
 /// The client of the run, and the built-in mock it talks to when no base
@@ -105,12 +138,17 @@ fn client(
             let key = args.key.clone().ok_or_else(|| {
                 SyncError::Config("--key (or AGGPAY_SECRET_KEY) is required with --base-url".into())
             })?;
-            let aggregator = args.aggregator.clone().ok_or_else(|| {
+            let aggregator = args.aggregator.as_deref().ok_or_else(|| {
                 SyncError::Config(
                     "--aggregator (or AGGPAY_AGGREGATOR_ID) is required with --base-url".into(),
                 )
             })?;
-            (Client::builder(url.as_str(), aggregator, key), None)
+            let aggregator = AggregatorId::parse(aggregator)
+                .map_err(SyncError::client("--aggregator is not an aggregator id"))?;
+            (
+                Client::builder(url.as_str(), aggregator.as_str(), key),
+                None,
+            )
         }
         None => {
             let server = MockServer::start(MockConfig::new())
@@ -132,7 +170,7 @@ fn client(
     };
     let mut builder = builder
         .timeout(args.timeout())
-        .retry(RetryPolicy::default());
+        .retry(retry_policy(args.max_wait()));
     if let Some(rate) = args.rate_limit {
         builder = builder.rate_limit(rate);
     }

@@ -25,27 +25,60 @@ pub struct Summary {
     pub payouts_new: u64,
     /// Payouts in the mirror.
     pub payouts_total: u64,
+    /// Refunds added.
+    pub refunds_new: u64,
+    /// Refunds in the mirror.
+    pub refunds_total: u64,
+    /// Aggregator merchants in the mirror.
+    pub merchants_total: u64,
+    /// Rail merchants in the mirror.
+    pub rail_merchants_total: u64,
     /// Pages fetched.
     pub pages: u64,
     /// HTTP requests, retries included.
     pub requests: u64,
     /// Retries after retryable failures.
     pub retries: u64,
+    /// Time the retries waited, all requests together.
+    pub waited_seconds: f64,
     /// Wall time.
     pub seconds: f64,
     /// The process's peak resident memory, where the system tells it.
     pub peak_rss_mb: Option<f64>,
     /// Integrity errors found (each also in the `integrity_errors` table).
     pub integrity_errors: Vec<String>,
+    /// What was set aside, and why: the run went on without it.
+    pub left: Vec<Left>,
+}
+
+/// A piece of the run set aside: a batch's rows, or a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Left {
+    /// The batch token, or the list (`refunds`, `batch list`…).
+    pub subject: String,
+    /// `transactions`, `payouts`, `batches`, `refunds`, `merchants`…
+    pub kind: String,
+    /// Why, in words (the server's text escaped).
+    pub reason: String,
+    /// It failed only for now (its retries ran out): the next run will
+    /// likely get it.
+    pub transient: bool,
+    /// It broke the mirror's rules (an integrity error, recorded).
+    pub integrity: bool,
 }
 
 impl Summary {
-    /// 0, or 1 with integrity errors.
+    /// 0 when everything synced; 1 for integrity errors or a server fault
+    /// (a piece set aside for good); 2 when only transient failures left
+    /// something unsynced (try again later).
     pub fn exit_code(&self) -> u8 {
-        if self.integrity_errors.is_empty() {
+        if !self.integrity_errors.is_empty() || self.left.iter().any(|l| !l.transient) {
+            crate::EXIT_INTEGRITY
+        } else if self.left.is_empty() {
             crate::EXIT_OK
         } else {
-            crate::EXIT_INTEGRITY
+            crate::EXIT_UNUSABLE
         }
     }
 
@@ -61,12 +94,23 @@ impl Summary {
             },
             "transactions": { "new": self.transactions_new, "total": self.transactions_total },
             "payouts": { "new": self.payouts_new, "total": self.payouts_total },
+            "refunds": { "new": self.refunds_new, "total": self.refunds_total },
+            "merchants": { "total": self.merchants_total },
+            "rail_merchants": { "total": self.rail_merchants_total },
             "pages": self.pages,
             "requests": self.requests,
             "retries": self.retries,
+            "waited_seconds": (self.waited_seconds * 10.0).round() / 10.0,
             "seconds": (self.seconds * 1000.0).round() / 1000.0,
             "peak_rss_mb": self.peak_rss_mb.map(|m| (m * 10.0).round() / 10.0),
             "integrity_errors": self.integrity_errors,
+            "left": self.left.iter().map(|l| json!({
+                "subject": l.subject,
+                "kind": l.kind,
+                "reason": l.reason,
+                "transient": l.transient,
+                "integrity": l.integrity,
+            })).collect::<Vec<_>>(),
             "exit_code": self.exit_code(),
         })
     }
@@ -74,7 +118,7 @@ impl Summary {
     /// One line for a log.
     pub fn line(&self) -> String {
         format!(
-            "{} new and {} changed batches ({} in all, {} verified, {} open); {} new transactions ({} in all), {} new payouts; {} pages, {} requests, {} retries in {:.1} s; {}",
+            "{} new and {} changed batches ({} in all, {} verified, {} open); {} new transactions ({} in all), {} new payouts, {} new refunds, {} merchants; {} pages, {} requests, {} retries in {:.1} s; {}",
             self.batches_new,
             self.batches_changed,
             self.batches_total,
@@ -83,13 +127,15 @@ impl Summary {
             self.transactions_new,
             self.transactions_total,
             self.payouts_new,
+            self.refunds_new,
+            self.merchants_total,
             self.pages,
             self.requests,
             self.retries,
             self.seconds,
-            match self.integrity_errors.len() {
-                0 => "every final batch verified".to_owned(),
-                n => format!("{n} integrity errors"),
+            match (self.integrity_errors.len(), self.left.len()) {
+                (0, 0) => "every final batch verified".to_owned(),
+                (errors, left) => format!("{errors} integrity errors, {left} set aside"),
             }
         )
     }

@@ -1,7 +1,8 @@
 //! Test fixtures shared by the aggpay crates' tests, so that each exists
 //! once: a certificate authority made for the test, blocking TLS servers
 //! on loopback, an HTTP `CONNECT` proxy that records what it carries, a
-//! hand-written HTTP server for hostile answers, and temporary folders.
+//! hand-written HTTP server for hostile answers, temporary folders, and a
+//! real PostgreSQL cluster per test.
 //! Never a dependency of anything but tests.
 //!
 //! Every thread here ends on its own: servers stop when dropped, and
@@ -9,12 +10,14 @@
 #![forbid(unsafe_code)]
 
 mod ca;
+mod pg;
 mod proxy;
 mod raw;
 mod temp;
 mod tls;
 
 pub use ca::{Identity, TestCa};
+pub use pg::{PgCluster, SKIP_POSTGRES};
 pub use proxy::ConnectProxy;
 pub use raw::{RawRequest, RawServer, read_head, respond, silence};
 pub use temp::TempDir;

@@ -32,6 +32,20 @@ impl BatchStatus {
         }
     }
 
+    /// True for a status a batch does not leave (API.md shows no
+    /// transition out of `BATCH_COMPLETED` or `BATCH_FAILED`): its rows
+    /// will not change, and can be counted against the server's count.
+    ///
+    /// ```
+    /// use aggpay::BatchStatus;
+    ///
+    /// assert!(BatchStatus::Completed.is_final());
+    /// assert!(!BatchStatus::Processing.is_final());
+    /// ```
+    pub fn is_final(&self) -> bool {
+        matches!(self, BatchStatus::Completed | BatchStatus::Failed)
+    }
+
     /// The status a filter integer stands for.
     pub fn from_filter_value(value: u8) -> Option<Self> {
         match value {

@@ -118,3 +118,41 @@ fn retry_after_is_honoured_in_seconds_and_as_a_date() {
     assert_eq!(err.status(), Some(429));
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+/// A job's patience is bounded as a whole: once the retries of a client
+/// and its clones have waited their budget, failures come back at once.
+#[test]
+fn the_total_wait_budget_is_shared_and_ends_the_retries() {
+    let limited = Act::Reply(
+        429,
+        vec![
+            ("Retry-After", "1".to_owned()),
+            ("Content-Type", "application/json".into()),
+        ],
+        br#"{"code":"rate_limited","message":"slow down"}"#.to_vec(),
+    );
+    let server = Scripted::start(vec![limited; 6], 6);
+    let client = server.client(|b| {
+        b.retry(
+            RetryPolicy::builder()
+                .max_attempts(10)
+                .max_total_wait(Duration::from_millis(1_500))
+                .build(),
+        )
+    });
+    let started = Instant::now();
+    let err = client.get_ledger_account().unwrap_err();
+    assert_eq!(err.status(), Some(429));
+    // One wait of about a second fits; the next would overspend.
+    assert_eq!(server.requests().len(), 2);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    // The budget is the clone's too: spent, the next failure is final.
+    let clone = client.clone();
+    assert!(clone.get_ledger_account().is_err());
+    assert_eq!(server.requests().len(), 3);
+    assert!(client.stats().waited >= Duration::from_secs(1));
+}

@@ -9,10 +9,17 @@
 //! transactions come after every existing one, so cursors stay valid. A
 //! transaction never changes once served; a batch's status, version and
 //! file name change as it moves.
+//!
+//! Refunds move too: at each step one new refund arrives (created after
+//! every other) as `R_INITIATED`, and two steps later it is `R_COMPLETED`
+//! with its `settle_at` set.
 
 use super::{BatchRows, Dataset};
-use crate::synth::Rng;
-use crate::wire::SettlementBatch;
+use crate::synth::{Rng, at};
+use crate::wire::{Refund, SettlementBatch};
+
+/// Steps a live refund stays initiated.
+const REFUND_SETTLE_STEPS: u64 = 2;
 
 /// Steps a batch spends processing.
 const PROCESSING_STEPS: u64 = 2;
@@ -168,6 +175,32 @@ impl<'a> View<'a> {
         }
     }
 
+    /// Refunds there are now.
+    pub(crate) fn refund_count(&self) -> u64 {
+        self.data.sizes.refunds + self.tick.unwrap_or(0)
+    }
+
+    /// Refund `index` as it is now: a refund that arrived live is
+    /// initiated for its first steps, then completed.
+    pub(crate) fn refund(&self, index: u64) -> Refund {
+        let mut refund = self.data.refund(index);
+        let (Some(tick), Some(arrived)) = (self.tick, index.checked_sub(self.data.sizes.refunds))
+        else {
+            return refund;
+        };
+        let created = refund.created_at.as_second();
+        if tick < arrived + 1 + REFUND_SETTLE_STEPS {
+            refund.status = aggpay::RefundStatus::Initiated;
+            refund.settle_at = None;
+            refund.updated_at = at(created + 120, 0);
+        } else {
+            refund.status = aggpay::RefundStatus::Completed;
+            refund.settle_at = Some(at(created + 86_400, 0));
+            refund.updated_at = at(created + 7_200, 0);
+        }
+        refund
+    }
+
     /// The (batch, transaction) of a payment that exists now.
     pub(crate) fn payment_location(&self, id: &str) -> Option<(u64, u64)> {
         let (batch, txn) = self.data.payment_place(id)?;
@@ -208,6 +241,20 @@ mod tests {
             assert_eq!(newest.status, aggpay::BatchStatus::Created);
             assert!(newest.file_name.is_empty());
         }
+        // Refunds arrive initiated and complete two steps later.
+        let n = data.sizes.refunds;
+        assert_eq!(View::live(&data, 1).refund_count(), n + 1);
+        assert_eq!(
+            View::live(&data, 1).refund(n).status,
+            aggpay::RefundStatus::Initiated
+        );
+        let settled = View::live(&data, 3).refund(n);
+        assert_eq!(settled.status, aggpay::RefundStatus::Completed);
+        assert!(settled.settle_at.is_some());
+        assert!(
+            View::live(&data, 1).refund(n).created_at > data.refund(n - 1).created_at,
+            "a new refund is the newest"
+        );
         // By step 9 every batch but the three newest has completed.
         let late = View::live(&data, 9);
         for i in 0..late.batch_count() - 3 {

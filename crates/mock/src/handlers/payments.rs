@@ -70,8 +70,8 @@ impl App {
             (name, values)
         })
         .collect();
-        let d = &self.data;
-        let n = d.sizes.refunds;
+        let view = self.view();
+        let n = view.refund_count();
         let order: Box<dyn Iterator<Item = u64>> = if ascending {
             Box::new(0..n)
         } else {
@@ -79,11 +79,11 @@ impl App {
         };
         let rows = order
             .filter(|i| {
-                let t = d.refund_created_unix(*i);
+                let t = self.data.refund_created_unix(*i);
                 start.is_none_or(|s| t >= s)
                     && end.is_none_or(|e| if end_exclusive { t < e } else { t <= e })
             })
-            .map(|i| d.refund(i))
+            .map(|i| view.refund(i))
             .filter(|r| {
                 filters.iter().all(|(name, wanted)| {
                     let have = match *name {

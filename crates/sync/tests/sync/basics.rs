@@ -3,7 +3,7 @@
 use aggpay_mock::{MockConfig, MockServer};
 use aggpay_testkit::TempDir;
 
-use crate::support::{command, dump, finish, scalar, sync, unverified_final_batches};
+use crate::support::{Db, command, finish, on_both, sync};
 
 fn small() -> MockServer {
     MockServer::start(
@@ -18,9 +18,13 @@ fn small() -> MockServer {
 #[test]
 fn a_first_run_mirrors_everything_and_a_second_adds_nothing() {
     let server = small();
-    let dir = TempDir::new("aggpay-sync-first");
-    let db = dir.join("m.db");
-    let (code, first, err) = sync(&server, &db);
+    on_both("aggpay-sync-first", &server, |db| {
+        first_and_second(&server, db)
+    });
+}
+
+fn first_and_second(server: &MockServer, db: &Db) {
+    let (code, first, err) = sync(server, db);
     assert_eq!(code, 0, "{err}");
     assert_eq!(first["batches"]["new"], 16);
     assert_eq!(first["batches"]["total"], 16);
@@ -29,31 +33,38 @@ fn a_first_run_mirrors_everything_and_a_second_adds_nothing() {
     assert!(transactions > 100, "{first}");
     assert_eq!(first["transactions"]["new"], transactions);
     assert_eq!(
-        scalar(&db, "SELECT count(*) FROM transactions") as u64,
+        db.scalar("SELECT count(*) FROM transactions") as u64,
         transactions
     );
-    assert_eq!(unverified_final_batches(&db), 0);
-    // Every field typed: amounts integers, timestamps RFC 3339 text.
+    assert_eq!(db.unverified_final_batches(), 0);
+    // The lists a reconciliation joins, whole and counted.
+    assert_eq!(first["merchants"]["total"], 24, "{first}");
+    assert_eq!(first["rail_merchants"]["total"], 27, "{first}");
+    assert_eq!(first["refunds"]["total"], 45, "{first}");
+    assert_eq!(first["left"].as_array().unwrap().len(), 0, "{first}");
+    // Timestamps RFC 3339 text; amounts integers (a typed column on
+    // PostgreSQL, checked on SQLite).
     assert_eq!(
-        scalar(
-            &db,
-            "SELECT count(*) FROM transactions WHERE typeof(net_amount) <> 'integer'
-             OR created_at NOT LIKE '____-__-__T%Z'"
-        ),
+        db.scalar("SELECT count(*) FROM transactions WHERE created_at NOT LIKE '____-__-__T%Z'"),
         0
     );
+    if let Db::Sqlite(_) = db {
+        assert_eq!(
+            db.scalar("SELECT count(*) FROM transactions WHERE typeof(net_amount) <> 'integer'"),
+            0
+        );
+    }
     // Net is gross minus the fee and taxes, as the server sent it.
     assert_eq!(
-        scalar(
-            &db,
+        db.scalar(
             "SELECT count(*) FROM transactions WHERE net_amount <> gross_amount - fee_amount
              - sales_tax_on_fee_amount - sales_tax_withholding_amount
              - income_tax_withholding_amount - digital_tax_amount"
         ),
         0
     );
-    let before = dump(&db);
-    let (code, second, err) = sync(&server, &db);
+    let before = db.dump();
+    let (code, second, err) = sync(server, db);
     assert_eq!(code, 0, "{err}");
     assert_eq!(second["batches"]["new"], 0);
     assert_eq!(second["transactions"]["new"], 0);
@@ -61,9 +72,9 @@ fn a_first_run_mirrors_everything_and_a_second_adds_nothing() {
         second["requests"].as_u64().unwrap() < first["requests"].as_u64().unwrap(),
         "incremental: {second} after {first}"
     );
-    assert_eq!(dump(&db), before);
+    assert_eq!(db.dump(), before);
     assert_eq!(
-        scalar(&db, "SELECT count(*) FROM runs WHERE exit_code = 0"),
+        db.scalar("SELECT count(*) FROM runs WHERE exit_code = 0"),
         2
     );
 }
@@ -88,7 +99,7 @@ fn the_built_in_mock_is_the_default() {
 fn runs_that_cannot_be_made_exit_2_and_never_print_the_key() {
     let server = small();
     let dir = TempDir::new("aggpay-sync-refused");
-    let db = dir.join("m.db");
+    let db = Db::sqlite(dir.join("m.db"));
     // A wrong key.
     let out = command(&server, &db)
         .env("AGGPAY_SECRET_KEY", "aggsk_wrong_key_1234567890")
@@ -104,7 +115,7 @@ fn runs_that_cannot_be_made_exit_2_and_never_print_the_key() {
     drop(closed);
     let out = command(&server, &db)
         .env("AGGPAY_BASE_URL", &url)
-        .args(["--timeout", "2"])
+        .args(["--timeout", "2", "--max-wait", "2"])
         .output()
         .unwrap();
     assert_eq!(finish(out).0, 2);
@@ -128,7 +139,7 @@ fn a_rate_limit_paces_the_run() {
     let server =
         MockServer::start(MockConfig::new().batches(4).max_batch_transactions(10)).unwrap();
     let dir = TempDir::new("aggpay-sync-rate");
-    let db = dir.join("m.db");
+    let db = Db::sqlite(dir.join("m.db"));
     let started = std::time::Instant::now();
     let out = command(&server, &db)
         .args(["--rate-limit", "50"])
@@ -143,4 +154,71 @@ fn a_rate_limit_paces_the_run() {
         elapsed.as_secs_f64() >= (requests - 1) as f64 / 50.0,
         "{requests} requests in {elapsed:?}"
     );
+}
+
+/// The README's queries, one statement each: those of the `sql` block of
+/// its aggpay-sync section.
+fn readme_queries() -> Vec<String> {
+    let readme = include_str!("../../../../README.md");
+    let section = &readme[readme.find("**Querying.**").expect("the Querying part")..];
+    let block = section
+        .split("```sql\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("its sql block");
+    let code: String = block
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    code.split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_readme_queries_run_on_both_backends() {
+    let server = small();
+    on_both("aggpay-sync-readme", &server, |db| {
+        assert_eq!(sync(&server, db).0, 0);
+        // A batch with refunded payments among its rows.
+        let batch = db.rows(
+            "SELECT b.token FROM batches b JOIN transactions t ON t.batch_id = b.id
+             JOIN refunds r ON r.payment_id = t.payment_id ORDER BY b.token LIMIT 1",
+        );
+        assert!(!batch.is_empty(), "no refund of a mirrored payment");
+        let queries = readme_queries();
+        assert!(queries.len() >= 6, "{queries:?}");
+        for sql in queries {
+            if matches!(db, Db::Pg { .. }) && sql.contains("json_extract") {
+                continue;
+            }
+            let sql = sql.replace("sb_…", &batch[0][0]);
+            let rows = db.rows(&sql);
+            if sql.contains("net_less_refunds_paisa") || sql.contains("WHERE b.token =") {
+                assert!(!rows.is_empty(), "{sql}");
+            }
+        }
+        // The net less refunds is the net, less the completed refunds of
+        // its payments.
+        let per_merchant = db.rows(&readme_queries()[0]);
+        let column = |i: usize| -> i64 {
+            per_merchant
+                .iter()
+                .map(|r| r[i].parse::<i64>().unwrap())
+                .sum()
+        };
+        assert!(column(3) > 0, "nothing refunded: {per_merchant:?}");
+        let net = column(4);
+        let expected = db.scalar(
+            "SELECT (SELECT sum(t.net_amount) FROM transactions t JOIN batches b ON b.id = t.batch_id
+                     WHERE b.status = 'BATCH_COMPLETED')
+                  - (SELECT coalesce(sum(r.amount), 0) FROM refunds r WHERE r.status = 'R_COMPLETED'
+                     AND r.payment_id IN (SELECT t.payment_id FROM transactions t JOIN batches b ON b.id = t.batch_id
+                     WHERE b.status = 'BATCH_COMPLETED' AND t.transaction_type = 'TT_PAYMENT'))",
+        );
+        assert_eq!(net, expected);
+    });
 }

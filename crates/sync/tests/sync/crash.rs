@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use aggpay_mock::{Chaos, MockConfig, MockServer};
 use aggpay_testkit::TempDir;
 
-use crate::support::{command, dump, scalar, sync, unverified_final_batches};
+use crate::support::{Db, command, on_both, sync};
 
 fn config() -> MockConfig {
     MockConfig::new()
@@ -34,15 +34,21 @@ fn killed_runs_resume_to_the_same_mirror_as_a_clean_run() {
     let dir = TempDir::new("aggpay-sync-kill");
     // The reference: one clean run of the same data.
     let clean_server = MockServer::start(config()).unwrap();
-    let clean = dir.join("clean.db");
+    let clean = Db::sqlite(dir.join("clean.db"));
     let (code, summary, err) = sync(&clean_server, &clean);
     assert_eq!(code, 0, "{err}");
     assert!(summary["transactions"]["total"].as_u64().unwrap() > 40_000);
+    let want = clean.dump();
 
     let chaos: Chaos = "503=0.05,429=0.05,reset=0.02".parse().unwrap();
     let server =
         MockServer::start(config().chaos(chaos.retry_after(Duration::from_millis(20)))).unwrap();
-    let db = dir.join("killed.db");
+    on_both("aggpay-sync-killed", &server, |db| {
+        killed_runs(&server, db, &want);
+    });
+}
+
+fn killed_runs(server: &MockServer, db: &Db, want: &[String]) {
     let mut rng = Lcg(0x5eed);
     let mut kills = 0;
     let started = Instant::now();
@@ -50,7 +56,7 @@ fn killed_runs_resume_to_the_same_mirror_as_a_clean_run() {
         if kills >= 12 || started.elapsed() > Duration::from_secs(120) {
             break;
         }
-        let mut child = command(&server, &db)
+        let mut child = command(server, db)
             .arg("--quiet")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -66,20 +72,17 @@ fn killed_runs_resume_to_the_same_mirror_as_a_clean_run() {
     }
     assert!(kills >= 10, "only {kills} runs were killed mid-work");
     // Runs that were killed never finished their record.
-    assert!(scalar(&db, "SELECT count(*) FROM runs WHERE finished_at IS NULL") >= 10);
+    assert!(db.scalar("SELECT count(*) FROM runs WHERE finished_at IS NULL") >= 10);
 
-    let (code, summary, err) = sync(&server, &db);
+    let (code, summary, err) = sync(server, db);
     assert_eq!(code, 0, "{err}");
     assert_eq!(summary["integrity_errors"].as_array().unwrap().len(), 0);
-    assert_eq!(unverified_final_batches(&db), 0);
+    assert_eq!(db.unverified_final_batches(), 0);
     assert_eq!(
-        scalar(
-            &db,
-            "SELECT count(*) - count(DISTINCT token) FROM transactions"
-        ),
+        db.scalar("SELECT count(*) - count(DISTINCT token) FROM transactions"),
         0
     );
-    let (want, got) = (dump(&clean), dump(&db));
+    let got = db.dump();
     assert_eq!(want.len(), got.len());
     for (w, g) in want.iter().zip(&got) {
         assert_eq!(w, g);

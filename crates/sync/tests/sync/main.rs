@@ -2,7 +2,10 @@
 //! lied to, and against live data.
 
 mod basics;
+mod chaos;
 mod crash;
 mod integrity;
+mod isolation;
 mod live;
+mod pg;
 mod support;

@@ -1,26 +1,207 @@
-//! Running the binary and reading its database.
+//! Running the binary and reading its mirror, on either backend: a SQLite
+//! file, or a schema of a real PostgreSQL server started for the test.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use aggpay_mock::MockServer;
+use aggpay_testkit::{PgCluster, RawServer, respond};
 use rusqlite::Connection;
 use serde_json::Value;
 
+/// A mirror under test.
+pub enum Db {
+    /// A SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database; the schema of the aggregator mirrored.
+    Pg { url: String, schema: String },
+}
+
+impl Db {
+    /// A SQLite file.
+    pub fn sqlite(path: impl AsRef<Path>) -> Self {
+        Db::Sqlite(path.as_ref().to_owned())
+    }
+
+    /// A new database `name` of `pg`, for `server`'s aggregator.
+    pub fn pg(pg: &PgCluster, name: &str, server: &MockServer) -> Self {
+        Self::pg_at(&pg.database(name), server)
+    }
+
+    /// The database at `url`, for `server`'s aggregator.
+    pub fn pg_at(url: &str, server: &MockServer) -> Self {
+        Db::Pg {
+            url: url.to_owned(),
+            schema: format!(
+                "aggpay_{}",
+                server.aggregator_id().as_str().to_ascii_lowercase()
+            ),
+        }
+    }
+
+    /// What `--db` says.
+    pub fn arg(&self) -> String {
+        match self {
+            Db::Sqlite(path) => path.display().to_string(),
+            Db::Pg { url, .. } => url.clone(),
+        }
+    }
+
+    /// The rows of a query, every value as text (NULL as "NULL", booleans
+    /// as 0 or 1, as SQLite keeps them).
+    pub fn rows(&self, sql: &str) -> Vec<Vec<String>> {
+        match self {
+            Db::Sqlite(path) => {
+                let conn = Connection::open(path).unwrap();
+                let mut stmt = conn.prepare(sql).unwrap();
+                let n = stmt.column_count();
+                stmt.query_map([], |r| {
+                    (0..n)
+                        .map(|i| {
+                            Ok(match r.get::<_, rusqlite::types::Value>(i)? {
+                                rusqlite::types::Value::Null => "NULL".to_owned(),
+                                rusqlite::types::Value::Integer(n) => n.to_string(),
+                                rusqlite::types::Value::Real(f) => f.to_string(),
+                                rusqlite::types::Value::Text(t) => t,
+                                rusqlite::types::Value::Blob(b) => format!("{b:?}"),
+                            })
+                        })
+                        .collect()
+                })
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+            }
+            Db::Pg { url, schema } => {
+                let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+                client
+                    .batch_execute(&format!("SET search_path TO {schema}"))
+                    .unwrap();
+                client
+                    .simple_query(sql)
+                    .unwrap()
+                    .into_iter()
+                    .filter_map(|m| match m {
+                        postgres::SimpleQueryMessage::Row(r) => Some(
+                            (0..r.len())
+                                .map(|i| match r.get(i) {
+                                    None => "NULL".to_owned(),
+                                    Some("t" | "true") => "1".to_owned(),
+                                    Some("f" | "false") => "0".to_owned(),
+                                    Some(v) => v.to_owned(),
+                                })
+                                .collect(),
+                        ),
+                        _ => None,
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// One integer of one query.
+    pub fn scalar(&self, sql: &str) -> i64 {
+        self.rows(sql)[0][0].parse().unwrap()
+    }
+
+    /// Column names of a table, sorted (the backends order them apart).
+    fn columns(&self, table: &str) -> Vec<String> {
+        let mut names: Vec<String> = match self {
+            Db::Sqlite(_) => self
+                .rows(&format!("SELECT name FROM pragma_table_info('{table}')"))
+                .into_iter()
+                .map(|r| r[0].clone())
+                .collect(),
+            Db::Pg { schema, .. } => self
+                .rows(&format!(
+                    "SELECT column_name FROM information_schema.columns
+                     WHERE table_schema = '{schema}' AND table_name = '{table}'"
+                ))
+                .into_iter()
+                .map(|r| r[0].clone())
+                .collect(),
+        };
+        names.sort();
+        names
+    }
+
+    /// Everything the mirror holds, in a canonical order, the tool's own
+    /// bookkeeping (times, positions) left out: two mirrors of the same
+    /// data, on either backend, have the same dump.
+    pub fn dump(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for table in [
+            "batches",
+            "transactions",
+            "payouts",
+            "refunds",
+            "merchants",
+            "rail_merchants",
+        ] {
+            let columns: Vec<String> = self
+                .columns(table)
+                .into_iter()
+                .filter(|c| !matches!(c.as_str(), "first_seen_at" | "refreshed_at"))
+                .collect();
+            let sql = format!(
+                "SELECT {} FROM {table} ORDER BY token",
+                columns
+                    .iter()
+                    .map(|c| format!("CAST({c} AS TEXT)"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            for row in self.rows(&sql) {
+                let fields: Vec<String> = columns
+                    .iter()
+                    .zip(row)
+                    .map(|(c, v)| format!("{c}={v}"))
+                    .collect();
+                out.push(format!("{table}: {}", fields.join(" ")));
+            }
+        }
+        for row in self.rows(
+            "SELECT batch_token, kind, CASE WHEN verified_at IS NULL THEN 0 ELSE 1 END FROM walks ORDER BY batch_token, kind",
+        ) {
+            out.push(format!("walk: {} {} verified={}", row[0], row[1], row[2]));
+        }
+        out
+    }
+
+    /// Final batches whose rows are not all verified.
+    pub fn unverified_final_batches(&self) -> i64 {
+        self.scalar(
+            "SELECT count(*) FROM batches b WHERE b.status IN ('BATCH_COMPLETED', 'BATCH_FAILED')
+             AND (SELECT count(*) FROM walks w WHERE w.batch_token = b.token AND w.verified_at IS NOT NULL) < 2",
+        )
+    }
+}
+
+/// Runs `test` on a SQLite file and on a PostgreSQL database (unless the
+/// PostgreSQL tests are skipped on purpose: `AGGPAY_SKIP_POSTGRES`).
+pub fn on_both(name: &str, server: &MockServer, test: impl Fn(&Db)) {
+    let dir = aggpay_testkit::TempDir::new(name);
+    test(&Db::sqlite(dir.join("m.db")));
+    if let Some(pg) = PgCluster::start() {
+        test(&Db::pg(&pg, "mirror", server));
+    }
+}
+
 /// The command for a sync of `db` from `server`.
-pub fn command(server: &MockServer, db: &Path) -> Command {
+pub fn command(server: &MockServer, db: &Db) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_aggpay-sync"));
-    cmd.args(["--db", &db.display().to_string(), "--json"])
+    cmd.args(["--db", &db.arg(), "--json"])
         .env("AGGPAY_BASE_URL", server.url())
         .env("AGGPAY_SECRET_KEY", server.secret_key().expose())
         .env("AGGPAY_AGGREGATOR_ID", server.aggregator_id().as_str())
-        .env_remove("AGGPAY_CA_CERT");
+        .env_remove("AGGPAY_CA_CERT")
+        .env_remove("AGGPAY_SYNC_DB");
     cmd
 }
 
 /// Runs a sync to its end: the exit code, the JSON summary (or null) and
 /// stderr.
-pub fn sync(server: &MockServer, db: &Path) -> (i32, Value, String) {
+pub fn sync(server: &MockServer, db: &Db) -> (i32, Value, String) {
     finish(command(server, db).output().unwrap())
 }
 
@@ -34,68 +215,32 @@ pub fn finish(out: Output) -> (i32, Value, String) {
     )
 }
 
-/// Everything the mirror holds, in a canonical order, the tool's own
-/// bookkeeping (times, positions) left out: two databases that mirror
-/// the same data have the same dump.
-pub fn dump(db: &Path) -> Vec<String> {
-    let conn = Connection::open(db).unwrap();
-    let mut out = Vec::new();
-    for (table, skip) in [
-        ("batches", &["first_seen_at", "refreshed_at"][..]),
-        ("transactions", &[][..]),
-        ("payouts", &[][..]),
-    ] {
-        let mut stmt = conn
-            .prepare(&format!("SELECT * FROM {table} ORDER BY token"))
+/// A proxy to `server` that lets `edit` change each answer: the request
+/// target, and the status and JSON body the server gave.
+pub fn proxy(
+    server: &MockServer,
+    edit: impl Fn(&str, &mut u16, &mut Value) + Send + Sync + 'static,
+) -> RawServer {
+    let upstream = server.url().to_owned();
+    let key = server.secret_key().expose().to_owned();
+    RawServer::start(move |request, out| {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let mut answer = agent
+            .get(format!("{upstream}{}", request.target))
+            .header(aggpay::rules::KEY_HEADER, key.as_str())
+            .call()
             .unwrap();
-        let names: Vec<String> = stmt.column_names().map(str::to_owned).collect();
-        let rows = stmt
-            .query_map([], |r| {
-                let mut line = format!("{table}:");
-                for (i, name) in names.iter().enumerate() {
-                    if skip.contains(&name.as_str()) {
-                        continue;
-                    }
-                    let v: rusqlite::types::Value = r.get(i)?;
-                    line.push_str(&format!(" {name}={v:?}"));
-                }
-                Ok(line)
-            })
-            .unwrap();
-        out.extend(rows.map(Result::unwrap));
-    }
-    let mut stmt = conn
-        .prepare(
-            "SELECT batch_token, kind, verified_at IS NOT NULL FROM walks ORDER BY batch_token, kind",
-        )
-        .unwrap();
-    let walks = stmt
-        .query_map([], |r| {
-            Ok(format!(
-                "walk: {} {} verified={}",
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, bool>(2)?
-            ))
-        })
-        .unwrap();
-    out.extend(walks.map(Result::unwrap));
-    out
-}
-
-/// One value of one query.
-pub fn scalar(db: &Path, sql: &str) -> i64 {
-    Connection::open(db)
-        .unwrap()
-        .query_row(sql, [], |r| r.get(0))
-        .unwrap()
-}
-
-/// Final batches whose rows are not all verified.
-pub fn unverified_final_batches(db: &Path) -> i64 {
-    scalar(
-        db,
-        "SELECT count(*) FROM batches b WHERE b.status IN ('BATCH_COMPLETED', 'BATCH_FAILED')
-         AND (SELECT count(*) FROM walks w WHERE w.batch_token = b.token AND w.verified_at IS NOT NULL) < 2",
-    )
+        let mut status = answer.status().as_u16();
+        let mut body: Value =
+            serde_json::from_str(&answer.body_mut().read_to_string().unwrap()).unwrap();
+        edit(&request.target, &mut status, &mut body);
+        let text = match body {
+            Value::String(raw) => raw,
+            other => other.to_string(),
+        };
+        respond(out, status, &text);
+    })
 }

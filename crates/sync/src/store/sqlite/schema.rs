@@ -7,7 +7,7 @@
 pub const APPLICATION_ID: i64 = 0x4147_5059;
 
 /// The migrations, oldest first.
-pub const MIGRATIONS: &[&str] = &[V1];
+pub const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// Version 1: the mirror (batches, transactions, payouts, typed as API.md
 /// types them: amounts in integer paisa, timestamps RFC 3339 text; a row's
@@ -123,5 +123,70 @@ CREATE TABLE integrity_errors (
     kind TEXT NOT NULL,
     message TEXT NOT NULL,
     found_at TEXT NOT NULL
+) STRICT;
+";
+
+/// Version 2: what a reconciliation joins to the rows: refunds (upserted
+/// by token, incrementally by creation time), aggregator merchants and
+/// rail merchants (their nested objects as JSON text), each with when it
+/// was last refreshed; and the values the tool keeps between runs.
+const V2: &str = "
+CREATE TABLE refunds (
+    token TEXT PRIMARY KEY,
+    payment_id TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    addtl_info TEXT NOT NULL,
+    status TEXT NOT NULL,
+    trace_reference TEXT NOT NULL,
+    msg_id TEXT NOT NULL,
+    return_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    msg_created_at TEXT NOT NULL,
+    settle_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    refreshed_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX refunds_by_payment ON refunds (payment_id);
+
+CREATE TABLE merchants (
+    token TEXT PRIMARY KEY,
+    id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    aggregator_id TEXT NOT NULL,
+    merchant_id TEXT NOT NULL,
+    merchant_external_id TEXT NOT NULL,
+    bank_account_id TEXT NOT NULL,
+    enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    refreshed_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE rail_merchants (
+    token TEXT PRIMARY KEY,
+    id INTEGER NOT NULL,
+    partner_id TEXT NOT NULL,
+    rail_record_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    uid_type TEXT NOT NULL,
+    uid_value TEXT NOT NULL,
+    name TEXT NOT NULL,
+    document_type TEXT NOT NULL,
+    document_number TEXT NOT NULL,
+    address_details TEXT NOT NULL,
+    contact_details TEXT NOT NULL,
+    additional_details TEXT NOT NULL,
+    additional_details_private TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    refreshed_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE cursors (
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
 ) STRICT;
 ";

@@ -10,28 +10,28 @@ fn temp() -> aggpay_testkit::TempDir {
 fn a_new_database_is_created_at_the_current_version() {
     let dir = temp();
     let path = dir.join("m.db");
-    drop(Db::open(&path).unwrap());
+    drop(Sqlite::open(&path).unwrap());
     let conn = Connection::open(&path).unwrap();
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
     assert_eq!(version, SCHEMA_VERSION);
     // Opened again: nothing to migrate, nothing refused.
-    drop(Db::open(&path).unwrap());
+    drop(Sqlite::open(&path).unwrap());
 }
 
 #[test]
 fn a_newer_database_is_refused_unchanged() {
     let dir = temp();
     let path = dir.join("newer.db");
-    drop(Db::open(&path).unwrap());
+    drop(Sqlite::open(&path).unwrap());
     {
         let conn = Connection::open(&path).unwrap();
         conn.execute_batch(&format!("PRAGMA user_version = {}", SCHEMA_VERSION + 1))
             .unwrap();
     }
     let before = std::fs::read(&path).unwrap();
-    let err = Db::open(&path).unwrap_err().to_string();
+    let err = Sqlite::open(&path).unwrap_err().to_string();
     assert!(err.contains("newer"), "{err}");
     assert_eq!(
         std::fs::read(&path).unwrap(),
@@ -49,13 +49,13 @@ fn another_programs_database_and_other_files_are_refused_unchanged() {
         conn.execute_batch("CREATE TABLE notes (x TEXT)").unwrap();
     }
     let before = std::fs::read(&path).unwrap();
-    let err = Db::open(&path).unwrap_err().to_string();
+    let err = Sqlite::open(&path).unwrap_err().to_string();
     assert!(err.contains("not an aggpay-sync database"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), before);
 
     let text = dir.join("notes.txt");
     std::fs::write(&text, "hello, this is not SQLite at all, just some text").unwrap();
-    let err = Db::open(&text).unwrap_err().to_string();
+    let err = Sqlite::open(&text).unwrap_err().to_string();
     assert!(err.contains("not a SQLite database"), "{err}");
     assert_eq!(
         std::fs::read_to_string(&text).unwrap(),
@@ -67,23 +67,50 @@ fn another_programs_database_and_other_files_are_refused_unchanged() {
 fn one_run_at_a_time() {
     let dir = temp();
     let path = dir.join("busy.db");
-    let first = Db::open(&path).unwrap();
-    let err = Db::open(&path).unwrap_err().to_string();
+    let first = Sqlite::open(&path).unwrap();
+    let err = Sqlite::open(&path).unwrap_err().to_string();
     assert!(err.contains("in use"), "{err}");
     drop(first);
-    drop(Db::open(&path).unwrap());
+    drop(Sqlite::open(&path).unwrap());
 }
 
 #[test]
 fn one_aggregator_per_database() {
     let dir = temp();
     let path = dir.join("agg.db");
-    let mut db = Db::open(&path).unwrap();
-    db.bind_source("http://a", "agg_one").unwrap();
-    db.bind_source("http://b", "agg_one").unwrap();
+    let mut db = Sqlite::open(&path).unwrap();
+    let one = AggregatorId::parse("agg_one").unwrap();
+    db.bind_source("http://a", &one).unwrap();
+    db.bind_source("http://b", &one).unwrap();
     let err = db
-        .bind_source("http://a", "agg_two")
+        .bind_source("http://a", &AggregatorId::parse("agg_two").unwrap())
         .unwrap_err()
         .to_string();
     assert!(err.contains("agg_one"), "{err}");
+}
+
+#[test]
+fn the_database_is_its_owners_only_and_enforces_foreign_keys() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp();
+    let path = dir.join("private.db");
+    let db = Sqlite::open(&path).unwrap();
+    for file in [path.clone(), lock_path(&path)] {
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", file.display());
+    }
+    let on: i64 = db
+        .conn
+        .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(on, 1);
+    // A row of a batch the mirror does not hold is refused.
+    let err = db
+        .conn
+        .execute_batch(
+            "INSERT INTO walks (batch_token, kind) VALUES ('sb_nowhere', 'transactions')",
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("FOREIGN KEY"), "{err}");
 }

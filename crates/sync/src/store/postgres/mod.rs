@@ -1,0 +1,635 @@
+//! The PostgreSQL store. Several aggregators share one database: each has
+//! a schema of its own, `aggpay_<aggregator id>`, with the SQLite file's
+//! tables and `meta` (whose schema it is, at what version). One run at a
+//! time per aggregator: a session advisory lock on the schema's name.
+//! Rows go in bulk: pages are gathered into chunks of a few thousand
+//! rows, each chunk one binary COPY, of new rows straight into its table,
+//! of a chunk with a row kept before (a batch walked again, refunds read
+//! again) into a temporary staging table merged into its table at once
+//! (an upsert by token). The walk position commits with the rows.
+
+mod schema;
+
+use std::collections::{BTreeSet, HashSet};
+
+use aggpay::{AggregatorId, BatchToken, SettlementBatch};
+use bytes::BytesMut;
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::error::SqlState;
+use postgres::types::{IsNull, ToSql, Type as PgType, to_sql_checked};
+use postgres::{Client, NoTls};
+
+use super::tables::{
+    BATCHES, Kind, MERCHANTS, PAYOUTS, RAIL_MERCHANTS, REFUNDS, TRANSACTIONS, Type,
+};
+use super::{
+    BatchChanges, Pending, Shape, Store, Totals, Value, WalkCommit, WalkState, now, unsigned,
+    updates, upsert_sql,
+};
+use crate::error::SyncError;
+
+/// The schema version this build writes (and the newest it reads).
+pub const SCHEMA_VERSION: i64 = schema::MIGRATIONS.len() as i64;
+
+/// An open, locked, migrated schema of one aggregator.
+pub struct Postgres {
+    client: Client,
+    schema: String,
+    /// Rows written, not yet sent: one table's.
+    chunk: Option<Chunk>,
+    /// Tables whose rows go through staging until the commit.
+    conflicted: BTreeSet<&'static str>,
+    open: bool,
+}
+
+impl std::fmt::Debug for Postgres {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Postgres")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToSql for Value<'_> {
+    fn to_sql(
+        &self,
+        ty: &PgType,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self {
+            Value::Null => Ok(IsNull::Yes),
+            Value::Int(n) => n.to_sql(ty, out),
+            Value::Text(s) => s.as_ref().to_sql(ty, out),
+            Value::Bool(b) => b.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(ty: &PgType) -> bool {
+        matches!(*ty, PgType::INT8 | PgType::TEXT | PgType::BOOL)
+    }
+
+    to_sql_checked!();
+}
+
+/// The schema of an aggregator: `aggpay_` and its id, lowercase, letters,
+/// digits and `_` only, within PostgreSQL's 63 characters.
+pub fn schema_name(aggregator: &AggregatorId) -> String {
+    let body: String = aggregator
+        .as_str()
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("aggpay_{body}").chars().take(63).collect()
+}
+
+fn pg_type(ty: Type) -> PgType {
+    match ty {
+        Type::Int => PgType::INT8,
+        Type::Text => PgType::TEXT,
+        Type::Bool => PgType::BOOL,
+    }
+}
+
+/// Rows gathered for one COPY: one statement per chunk, not per page
+/// (a statement's own cost, paid per page of 100 rows, doubled a large
+/// sync's time). A few megabytes at most.
+const CHUNK_ROWS: usize = 4_000;
+
+/// Rows of one table gathered for one COPY.
+struct Chunk {
+    table: &'static dyn Shape,
+    rows: Vec<Vec<Value<'static>>>,
+}
+
+/// A table's columns, as a statement names them.
+fn column_list(table: &dyn Shape) -> String {
+    table
+        .columns()
+        .iter()
+        .map(|c| c.0)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The tables whose rows may go through a staging table.
+fn staged_tables() -> [&'static dyn Shape; 5] {
+    [
+        &TRANSACTIONS,
+        &PAYOUTS,
+        &REFUNDS,
+        &MERCHANTS,
+        &RAIL_MERCHANTS,
+    ]
+}
+
+impl Postgres {
+    /// Connects, takes the aggregator's lock, checks and migrates its
+    /// schema (created when missing).
+    ///
+    /// # Errors
+    ///
+    /// [`SyncError::Refused`] for a schema of another program, a newer
+    /// one, or one in use; the server's error otherwise.
+    pub fn open(url: &str, aggregator: &AggregatorId) -> Result<Self, SyncError> {
+        let shown = super::redact_url(url);
+        let mut client = Client::connect(url, NoTls)
+            .map_err(SyncError::db(format!("cannot connect to {shown}")))?;
+        let schema = schema_name(aggregator);
+        let locked: bool = client
+            .query_one("SELECT pg_try_advisory_lock(hashtext($1))", &[&schema])
+            .map_err(SyncError::db("taking the run lock"))?
+            .get(0);
+        if !locked {
+            return Err(SyncError::Refused(format!(
+                "schema {schema} of {shown} is in use by another aggpay-sync run"
+            )));
+        }
+        let exists = |client: &mut Client, sql: &str| -> Result<bool, SyncError> {
+            client
+                .query_one(sql, &[&schema])
+                .map(|r| r.get::<_, bool>(0))
+                .map_err(SyncError::db("reading the catalog"))
+        };
+        let has_schema = exists(
+            &mut client,
+            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",
+        )?;
+        let version = if has_schema {
+            let has_meta = exists(
+                &mut client,
+                "SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'meta')",
+            )?;
+            let foreign = || {
+                SyncError::Refused(format!(
+                    "schema {schema} of {shown} is not aggpay-sync's; it was left unchanged"
+                ))
+            };
+            if !has_meta {
+                return Err(foreign());
+            }
+            let row = client
+                .query_opt(
+                    &format!("SELECT application, version FROM {schema}.meta"),
+                    &[],
+                )
+                .map_err(SyncError::db("reading the schema's version"))?
+                .ok_or_else(foreign)?;
+            let (application, version): (String, i64) = (row.get(0), row.get(1));
+            if application != schema::APPLICATION {
+                return Err(foreign());
+            }
+            if version > SCHEMA_VERSION {
+                return Err(SyncError::Refused(format!(
+                    "schema {schema} of {shown} has version {version}, newer than this aggpay-sync knows ({SCHEMA_VERSION}); use a newer aggpay-sync. It was left unchanged"
+                )));
+            }
+            version
+        } else {
+            0
+        };
+        let mut store = Self {
+            client,
+            schema,
+            chunk: None,
+            conflicted: BTreeSet::new(),
+            open: false,
+        };
+        store.migrate(version, has_schema)?;
+        // Commits do not wait for the disk: a server crash may lose the
+        // last ones, each whole (rows with their position), as SQLite's
+        // NORMAL synchronous mode may at a power cut.
+        let mut setup = format!(
+            "SET search_path TO {}; SET synchronous_commit = off;",
+            store.schema
+        );
+        for table in staged_tables() {
+            setup.push_str(&format!(
+                "CREATE TEMP TABLE staging_{0} (LIKE {0}) ON COMMIT DELETE ROWS;",
+                table.name()
+            ));
+        }
+        store
+            .client
+            .batch_execute(&setup)
+            .map_err(SyncError::db("setting up the session"))?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self, from: i64, has_schema: bool) -> Result<(), SyncError> {
+        let schema = self.schema.clone();
+        for (i, sql) in schema::MIGRATIONS
+            .iter()
+            .enumerate()
+            .skip(usize::try_from(from).unwrap_or(0))
+        {
+            let to = i as i64 + 1;
+            let mut tx = self
+                .client
+                .transaction()
+                .map_err(SyncError::db("migrating"))?;
+            let create = if to == 1 && !has_schema {
+                format!("CREATE SCHEMA {schema};")
+            } else {
+                String::new()
+            };
+            tx.batch_execute(&format!(
+                "{create} SET LOCAL search_path TO {schema}; {sql}"
+            ))
+            .and_then(|()| {
+                tx.execute(
+                    "INSERT INTO meta (singleton, application, version) VALUES (1, $1, $2)
+                         ON CONFLICT (singleton) DO UPDATE SET version = excluded.version",
+                    &[&schema::APPLICATION, &to],
+                )
+            })
+            .and_then(|_| tx.commit())
+            .map_err(SyncError::db(format!("migrating to schema version {to}")))?;
+        }
+        Ok(())
+    }
+
+    /// Sends the rows gathered. New rows (each once) are copied into
+    /// their table; when one was kept before, the copy fails, is undone
+    /// (to a savepoint), and the rows are copied into the staging table
+    /// and merged; so are the table's next chunks until the commit (a
+    /// batch walked again is all kept rows). Asking first which tokens
+    /// are kept cost a fifth of a large sync's time.
+    fn flush(&mut self) -> Result<(), SyncError> {
+        let Some(Chunk { table, rows }) = self.chunk.take() else {
+            return Ok(());
+        };
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let context = format!("writing {}", table.name());
+        let key = table
+            .columns()
+            .iter()
+            .position(|c| c.0 == "token")
+            .unwrap_or(0);
+        let tokens: HashSet<&Value<'_>> = rows.iter().filter_map(|r| r.get(key)).collect();
+        if tokens.len() == rows.len() && !self.conflicted.contains(table.name()) {
+            self.client
+                .batch_execute("SAVEPOINT chunk")
+                .map_err(SyncError::db(context.clone()))?;
+            match self.copy(table, table.name(), &rows) {
+                Ok(()) => {
+                    return self
+                        .client
+                        .batch_execute("RELEASE SAVEPOINT chunk")
+                        .map_err(SyncError::db(context));
+                }
+                Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                    self.client
+                        .batch_execute("ROLLBACK TO SAVEPOINT chunk; RELEASE SAVEPOINT chunk")
+                        .map_err(SyncError::db(context.clone()))?;
+                    self.conflicted.insert(table.name());
+                }
+                Err(e) => return Err(SyncError::db(context)(e)),
+            }
+        }
+        let staging = format!("staging_{}", table.name());
+        self.copy(table, &staging, &rows)
+            .map_err(SyncError::db(context))?;
+        let names = column_list(table);
+        // One row per token (a server that repeats one must not fail the
+        // upsert), merged now: later chunks see it.
+        self.client
+            .batch_execute(&format!(
+                "INSERT INTO {t} ({names}) SELECT DISTINCT ON (token) {names} FROM {staging}
+                 ON CONFLICT (token) DO UPDATE SET {updates}; TRUNCATE {staging}",
+                t = table.name(),
+                updates = updates(table)
+            ))
+            .map_err(SyncError::db(format!("merging {}", table.name())))
+    }
+
+    /// One binary COPY of `rows` of `table` into `into` (the table, or
+    /// its staging table); the tool's own columns take the time now.
+    fn copy(
+        &mut self,
+        table: &dyn Shape,
+        into: &str,
+        rows: &[Vec<Value<'static>>],
+    ) -> Result<(), postgres::Error> {
+        let columns = table.columns();
+        let sink = self.client.copy_in(&format!(
+            "COPY {into} ({}) FROM STDIN (FORMAT binary)",
+            column_list(table)
+        ))?;
+        let types: Vec<PgType> = columns.iter().map(|c| pg_type(c.1)).collect();
+        let mut writer = BinaryCopyInWriter::new(sink, &types);
+        let at = now();
+        let extra = Value::from(at.as_str());
+        for row in rows {
+            let mut values: Vec<&(dyn ToSql + Sync)> =
+                row.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+            values.resize(columns.len(), &extra);
+            writer.write(&values)?;
+        }
+        writer.finish().map(|_| ())
+    }
+
+    fn begin(&mut self) -> Result<(), SyncError> {
+        if !self.open {
+            self.client
+                .batch_execute("BEGIN")
+                .map_err(SyncError::db("opening a transaction"))?;
+            self.open = true;
+        }
+        Ok(())
+    }
+
+    fn count(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, SyncError> {
+        self.client
+            .query_one(sql, params)
+            .map(|r| unsigned(r.get::<_, i64>(0)))
+            .map_err(SyncError::db("counting"))
+    }
+}
+
+impl Store for Postgres {
+    fn bind_source(&mut self, base_url: &str, aggregator: &AggregatorId) -> Result<(), SyncError> {
+        let bound = self
+            .client
+            .query_opt("SELECT aggregator_id FROM source", &[])
+            .map_err(SyncError::db("reading the source"))?
+            .map(|r| r.get::<_, String>(0));
+        if let Some(bound) = bound
+            && bound != aggregator.as_str()
+        {
+            return Err(SyncError::Refused(format!(
+                "schema {} mirrors aggregator {bound}, not {aggregator}",
+                self.schema
+            )));
+        }
+        self.client
+            .execute(
+                "INSERT INTO source (singleton, aggregator_id, base_url) VALUES (1, $1, $2)
+                 ON CONFLICT (singleton) DO UPDATE SET base_url = excluded.base_url",
+                &[&aggregator.as_str(), &base_url],
+            )
+            .map_err(SyncError::db("recording the source"))?;
+        Ok(())
+    }
+
+    fn start_run(&mut self) -> Result<i64, SyncError> {
+        self.client
+            .query_one(
+                "INSERT INTO runs (started_at) VALUES ($1) RETURNING id",
+                &[&now()],
+            )
+            .map(|r| r.get(0))
+            .map_err(SyncError::db("recording the run"))
+    }
+
+    fn finish_run(&mut self, run: i64, exit_code: u8, summary: &str) -> Result<(), SyncError> {
+        self.client
+            .execute(
+                "UPDATE runs SET finished_at = $1, exit_code = $2, summary = $3 WHERE id = $4",
+                &[&now(), &i64::from(exit_code), &summary, &run],
+            )
+            .map_err(SyncError::db("recording the run"))?;
+        Ok(())
+    }
+
+    fn totals(&mut self) -> Result<Totals, SyncError> {
+        self.flush()?;
+        let row = self
+            .client
+            .query_one(
+                "SELECT (SELECT count(*) FROM batches), (SELECT count(*) FROM transactions),
+                    (SELECT count(*) FROM payouts), (SELECT count(*) FROM refunds),
+                    (SELECT count(*) FROM merchants), (SELECT count(*) FROM rail_merchants)",
+                &[],
+            )
+            .map_err(SyncError::db("counting rows"))?;
+        let n = |i: usize| unsigned(row.get::<_, i64>(i));
+        Ok(Totals {
+            batches: n(0),
+            transactions: n(1),
+            payouts: n(2),
+            refunds: n(3),
+            merchants: n(4),
+            rail_merchants: n(5),
+        })
+    }
+
+    fn max_batch_id(&mut self) -> Result<Option<u64>, SyncError> {
+        self.client
+            .query_one("SELECT max(id) FROM batches", &[])
+            .map(|r| r.get::<_, Option<i64>>(0).map(unsigned))
+            .map_err(SyncError::db("reading the newest batch"))
+    }
+
+    fn upsert_batches(&mut self, batches: &[SettlementBatch]) -> Result<BatchChanges, SyncError> {
+        let at = now();
+        let sql = upsert_sql(&BATCHES, |i| format!("${i}"));
+        let mut changes = BatchChanges::default();
+        let mut tx = self
+            .client
+            .transaction()
+            .map_err(SyncError::db("writing batches"))?;
+        let status = tx
+            .prepare("SELECT status FROM batches WHERE token = $1")
+            .map_err(SyncError::db("writing batches"))?;
+        let upsert = tx.prepare(&sql).map_err(SyncError::db("writing batches"))?;
+        for b in batches {
+            let before = tx
+                .query_opt(&status, &[&b.token.as_str()])
+                .map_err(SyncError::db("writing batches"))?
+                .map(|r| r.get::<_, String>(0));
+            changes.saw(before.as_deref(), b);
+            let mut row = BATCHES.row(None, b);
+            row.extend([Value::from(at.as_str()), Value::from(at.as_str())]);
+            let params: Vec<&(dyn ToSql + Sync)> =
+                row.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+            tx.execute(&upsert, &params)
+                .map_err(SyncError::db(format!("writing batch {}", b.token)))?;
+        }
+        tx.commit().map_err(SyncError::db("writing batches"))?;
+        Ok(changes)
+    }
+
+    fn batch_states(&mut self) -> Result<Vec<Pending>, SyncError> {
+        let rows = self
+            .client
+            .query(super::BATCH_STATES, &[])
+            .map_err(SyncError::db("reading batches"))?;
+        rows.iter()
+            .map(|r| super::pending(r.get(0), r.get(1), r.get::<_, &str>(2), r.get(3), r.get(4)))
+            .collect()
+    }
+
+    fn walk_state(&mut self, batch: &BatchToken, kind: Kind) -> Result<WalkState, SyncError> {
+        self.client
+            .query_opt(
+                "SELECT position, head_id, tail_position, tail_id FROM walks
+                 WHERE batch_token = $1 AND kind = $2",
+                &[&batch.as_str(), &kind.as_str()],
+            )
+            .map(|row| {
+                row.map(|r| WalkState {
+                    head: r.get(0),
+                    head_id: r.get::<_, Option<i64>>(1).map(unsigned),
+                    tail: r.get(2),
+                    tail_id: r.get::<_, Option<i64>>(3).map(unsigned),
+                })
+                .unwrap_or_default()
+            })
+            .map_err(SyncError::db("reading a walk position"))
+    }
+
+    fn write(
+        &mut self,
+        table: &'static dyn Shape,
+        rows: &[Vec<Value<'_>>],
+    ) -> Result<(), SyncError> {
+        self.begin()?;
+        if self
+            .chunk
+            .as_ref()
+            .is_some_and(|c| c.table.name() != table.name())
+        {
+            self.flush()?;
+        }
+        let chunk = self.chunk.get_or_insert_with(|| Chunk {
+            table,
+            rows: Vec::with_capacity(CHUNK_ROWS + 100),
+        });
+        chunk.rows.extend(
+            rows.iter()
+                .map(|r| r.iter().cloned().map(Value::into_owned).collect()),
+        );
+        if chunk.rows.len() >= CHUNK_ROWS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self, walk: Option<WalkCommit<'_>>) -> Result<(), SyncError> {
+        self.begin()?;
+        self.flush()?;
+        if let Some(w) = walk {
+            let int = |n: Option<u64>| n.and_then(|n| i64::try_from(n).ok());
+            self.client
+                .execute(
+                    "INSERT INTO walks (batch_token, kind, position, head_id, tail_position, tail_id, server_count)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)
+                     ON CONFLICT (batch_token, kind) DO UPDATE SET
+                         position = excluded.position, head_id = excluded.head_id,
+                         tail_position = excluded.tail_position, tail_id = excluded.tail_id,
+                         server_count = coalesce(excluded.server_count, walks.server_count)",
+                    &[
+                        &w.batch.as_str(),
+                        &w.kind.as_str(),
+                        &w.state.head,
+                        &int(w.state.head_id),
+                        &w.state.tail,
+                        &int(w.state.tail_id),
+                        &int(w.server_count),
+                    ],
+                )
+                .map_err(SyncError::db(format!("recording the walk of batch {}", w.batch)))?;
+        }
+        self.client
+            .batch_execute("COMMIT")
+            .map_err(SyncError::db("committing"))?;
+        self.open = false;
+        self.conflicted.clear();
+        Ok(())
+    }
+
+    fn rollback(&mut self) {
+        self.chunk = None;
+        self.conflicted.clear();
+        if self.open {
+            let _ = self.client.batch_execute("ROLLBACK");
+            self.open = false;
+        }
+    }
+
+    fn count_rows(&mut self, batch_id: i64, kind: Kind) -> Result<u64, SyncError> {
+        self.flush()?;
+        self.count(
+            &format!("SELECT count(*) FROM {} WHERE batch_id = $1", kind.as_str()),
+            &[&batch_id],
+        )
+    }
+
+    fn mark_verified(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError> {
+        self.client
+            .execute(
+                "UPDATE walks SET verified_at = $1 WHERE batch_token = $2 AND kind = $3",
+                &[&now(), &batch.as_str(), &kind.as_str()],
+            )
+            .map_err(SyncError::db("marking a batch verified"))?;
+        Ok(())
+    }
+
+    fn integrity_error(
+        &mut self,
+        run: i64,
+        subject: &str,
+        kind: &str,
+        message: &str,
+    ) -> Result<(), SyncError> {
+        self.rollback();
+        let mut tx = self
+            .client
+            .transaction()
+            .map_err(SyncError::db("recording an integrity error"))?;
+        tx.execute(
+            "INSERT INTO integrity_errors (run_id, batch_token, kind, message, found_at)
+             VALUES ($1, $2, $3, $4, $5)",
+            &[&run, &subject, &kind, &message, &now()],
+        )
+        .and_then(|_| {
+            tx.execute(
+                "UPDATE walks SET position = NULL, head_id = NULL, tail_position = NULL,
+                     tail_id = NULL, verified_at = NULL
+                 WHERE batch_token = $1 AND kind = $2",
+                &[&subject, &kind],
+            )
+        })
+        .and_then(|_| tx.commit())
+        .map_err(SyncError::db("recording an integrity error"))
+    }
+
+    fn restart_walk(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError> {
+        self.client
+            .execute(
+                "UPDATE walks SET position = NULL, head_id = NULL, tail_position = NULL,
+                     tail_id = NULL
+                 WHERE batch_token = $1 AND kind = $2",
+                &[&batch.as_str(), &kind.as_str()],
+            )
+            .map_err(SyncError::db("restarting a walk"))?;
+        Ok(())
+    }
+
+    fn cursor(&mut self, name: &str) -> Result<Option<i64>, SyncError> {
+        self.client
+            .query_opt("SELECT value FROM cursors WHERE name = $1", &[&name])
+            .map(|r| r.map(|r| r.get(0)))
+            .map_err(SyncError::db(format!("reading {name}")))
+    }
+
+    fn set_cursor(&mut self, name: &str, value: i64) -> Result<(), SyncError> {
+        self.client
+            .execute(
+                "INSERT INTO cursors (name, value) VALUES ($1, $2)
+                 ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                &[&name, &value],
+            )
+            .map_err(SyncError::db(format!("keeping {name}")))?;
+        Ok(())
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        self.rollback();
+    }
+}

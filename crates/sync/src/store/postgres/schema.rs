@@ -1,0 +1,183 @@
+//! The PostgreSQL schema of one aggregator, as forward migrations: the
+//! same tables and types as the SQLite file (BIGINT for its INTEGER,
+//! BOOLEAN for its 0 or 1), plus `meta`, which says whose schema it is
+//! and at what version. Never edit a migration that shipped: add one.
+
+/// `meta.application` of a schema aggpay-sync made: any other is refused.
+pub const APPLICATION: &str = "aggpay-sync";
+
+/// The migrations, oldest first.
+pub const MIGRATIONS: &[&str] = &[V1];
+
+/// Version 1: the SQLite file's version 2, at once.
+const V1: &str = "
+CREATE TABLE meta (
+    singleton BIGINT PRIMARY KEY CHECK (singleton = 1),
+    application TEXT NOT NULL,
+    version BIGINT NOT NULL
+);
+
+CREATE TABLE source (
+    singleton BIGINT PRIMARY KEY CHECK (singleton = 1),
+    aggregator_id TEXT NOT NULL,
+    base_url TEXT NOT NULL
+);
+
+CREATE TABLE batches (
+    token TEXT PRIMARY KEY,
+    id BIGINT NOT NULL UNIQUE,
+    file_name TEXT NOT NULL,
+    date TEXT NOT NULL,
+    status TEXT NOT NULL,
+    version BIGINT NOT NULL,
+    created_by_job_id TEXT NOT NULL,
+    partner_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    first_seen_at TEXT NOT NULL,
+    refreshed_at TEXT NOT NULL
+);
+
+CREATE TABLE transactions (
+    token TEXT PRIMARY KEY,
+    id BIGINT NOT NULL,
+    batch_id BIGINT NOT NULL REFERENCES batches (id),
+    payment_id TEXT NOT NULL,
+    refund_id TEXT,
+    transaction_type TEXT NOT NULL,
+    payment_type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    aggregator_id TEXT NOT NULL,
+    aggregator_name TEXT NOT NULL,
+    aggregator_merchant_id TEXT NOT NULL,
+    aggregator_merchant_name TEXT NOT NULL,
+    rail_merchant_id TEXT NOT NULL,
+    rail_merchant_name TEXT NOT NULL,
+    rail_merchant_ntn TEXT NOT NULL,
+    rail_merchant_province TEXT NOT NULL,
+    gross_amount BIGINT NOT NULL,
+    fee_amount BIGINT NOT NULL,
+    net_amount BIGINT NOT NULL,
+    sales_tax_on_fee_amount BIGINT NOT NULL,
+    sales_tax_withholding_amount BIGINT NOT NULL,
+    income_tax_withholding_amount BIGINT NOT NULL,
+    digital_tax_amount BIGINT NOT NULL,
+    currency TEXT NOT NULL,
+    latest_batch_id TEXT NOT NULL,
+    partner_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX transactions_by_batch ON transactions (batch_id, id);
+
+CREATE TABLE payouts (
+    token TEXT PRIMARY KEY,
+    id BIGINT NOT NULL,
+    batch_id BIGINT NOT NULL REFERENCES batches (id),
+    settlement_batch_id TEXT NOT NULL,
+    aggregator_id TEXT NOT NULL,
+    aggregator_merchant_id TEXT NOT NULL,
+    rail_merchant_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempt BIGINT NOT NULL,
+    gross_amount BIGINT NOT NULL,
+    fee_amount BIGINT NOT NULL,
+    net_amount BIGINT NOT NULL,
+    sales_tax_on_fee_amount BIGINT NOT NULL,
+    sales_tax_withholding_amount BIGINT NOT NULL,
+    income_tax_withholding_amount BIGINT NOT NULL,
+    digital_tax_amount BIGINT NOT NULL,
+    debitor_account_id TEXT NOT NULL,
+    creditor_account_id TEXT NOT NULL,
+    failure_reason TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX payouts_by_batch ON payouts (batch_id, id);
+
+CREATE TABLE walks (
+    batch_token TEXT NOT NULL REFERENCES batches (token),
+    kind TEXT NOT NULL CHECK (kind IN ('transactions', 'payouts')),
+    position TEXT,
+    head_id BIGINT,
+    tail_position TEXT,
+    tail_id BIGINT,
+    server_count BIGINT,
+    verified_at TEXT,
+    PRIMARY KEY (batch_token, kind)
+);
+
+CREATE TABLE runs (
+    id BIGSERIAL PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    exit_code BIGINT,
+    summary TEXT
+);
+
+CREATE TABLE integrity_errors (
+    run_id BIGINT NOT NULL REFERENCES runs (id),
+    batch_token TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL,
+    found_at TEXT NOT NULL
+);
+
+CREATE TABLE refunds (
+    token TEXT PRIMARY KEY,
+    payment_id TEXT NOT NULL,
+    amount BIGINT NOT NULL,
+    type TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    addtl_info TEXT NOT NULL,
+    status TEXT NOT NULL,
+    trace_reference TEXT NOT NULL,
+    msg_id TEXT NOT NULL,
+    return_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    msg_created_at TEXT NOT NULL,
+    settle_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    refreshed_at TEXT NOT NULL
+);
+CREATE INDEX refunds_by_payment ON refunds (payment_id);
+
+CREATE TABLE merchants (
+    token TEXT PRIMARY KEY,
+    id BIGINT NOT NULL,
+    name TEXT NOT NULL,
+    aggregator_id TEXT NOT NULL,
+    merchant_id TEXT NOT NULL,
+    merchant_external_id TEXT NOT NULL,
+    bank_account_id TEXT NOT NULL,
+    enabled BOOLEAN NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    refreshed_at TEXT NOT NULL
+);
+
+CREATE TABLE rail_merchants (
+    token TEXT PRIMARY KEY,
+    id BIGINT NOT NULL,
+    partner_id TEXT NOT NULL,
+    rail_record_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    uid_type TEXT NOT NULL,
+    uid_value TEXT NOT NULL,
+    name TEXT NOT NULL,
+    document_type TEXT NOT NULL,
+    document_number TEXT NOT NULL,
+    address_details TEXT NOT NULL,
+    contact_details TEXT NOT NULL,
+    additional_details TEXT NOT NULL,
+    additional_details_private TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    refreshed_at TEXT NOT NULL
+);
+
+CREATE TABLE cursors (
+    name TEXT PRIMARY KEY,
+    value BIGINT NOT NULL
+);
+";
