@@ -16,6 +16,7 @@ test:
 examples:
     cargo run --locked -q -p aggpay --example payment_charges > /dev/null
     cargo run --locked -q -p aggpay --example batches_to_csv > /dev/null
+    tmp=$(mktemp -d) && cargo run --locked -q -p aggpay --example checkpoint -- "$tmp/state.txt" > /dev/null; rm -rf "$tmp"
     tmp=$(mktemp -d) && cargo run --locked -q -p aggpay --example rotate_key -- "$tmp/secret.txt" > /dev/null; rm -rf "$tmp"
 
 # Run the mock server (pass flags after `--`, e.g. `just mock --port 8080 --info-file f.json`).

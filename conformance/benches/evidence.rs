@@ -13,7 +13,7 @@ use aggpay::{BatchQuery, Client, Direction, Transaction, TransactionQuery};
 use aggpay_mock::{MockConfig, MockServer};
 use serde_json::Value;
 
-use aggpay::rules::KEY_HEADER;
+use aggpay_internal::rules::KEY_HEADER;
 
 /// The typed shape of a transaction page, as the client decodes it.
 #[derive(serde::Deserialize)]
@@ -38,7 +38,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn client(server: &MockServer) -> Client {
     Client::builder(
         server.url(),
-        server.aggregator_id().as_str(),
+        server.aggregator_id().clone(),
         server.secret_key(),
     )
     .build()

@@ -93,7 +93,7 @@ pub fn fingerprint(rule: &str, message: &str) -> String {
         .chain(shape(message).bytes())
         .collect();
     let h = crate::model::fnv1a(0, &text);
-    format!("{:016x}", aggpay::util::splitmix64(h))
+    format!("{:016x}", aggpay_internal::mix::splitmix64(h))
 }
 
 /// A message with its variable parts replaced by `#`.

@@ -106,14 +106,14 @@ pub struct Args {
     #[arg(long, default_value_t = DEFAULT_JOBS, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: u16,
     /// At most this many requests per second, all jobs together.
-    #[arg(long, value_name = "REQ_PER_S", value_parser = aggpay::util::parse_rate)]
+    #[arg(long, value_name = "REQ_PER_S", value_parser = aggpay_internal::cli::parse_rate)]
     pub rate_limit: Option<f64>,
     /// Seconds allowed for each request.
-    #[arg(long, default_value_t = 10.0, value_parser = aggpay::util::parse_seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = aggpay_internal::cli::parse_seconds)]
     pub timeout: f64,
     /// Seconds allowed for the whole run: at the end of it the run stops
     /// cleanly, reports what did not run, and exits 2.
-    #[arg(long, value_name = "SECONDS", value_parser = aggpay::util::parse_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = aggpay_internal::cli::parse_seconds)]
     pub max_duration: Option<f64>,
     /// Known failures (a file --write-baseline wrote): they are reported
     /// as known and do not fail the run; new ones do.

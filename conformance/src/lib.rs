@@ -17,6 +17,7 @@ mod pool;
 mod report;
 mod rules;
 mod runner;
+mod sampling;
 
 pub use cli::{Args, Format};
 pub use rules::{Level, Rule, catalogue};

@@ -13,7 +13,7 @@ use regex::Regex;
 use crate::baseline::{Baseline, Known};
 use crate::cli::{Args, Format};
 use crate::ctx::{Ctx, Found, Inputs, Options};
-use crate::http::{Http, HttpConfig, Request};
+use crate::http::{Http, HttpConfig, NoAnswerKind, Request};
 use crate::pool::Pool;
 use crate::report::{self, Event, Reporter, RuleReport, Summary};
 use crate::rules::{Check, Level, Outcome, Phase, Rule, Status, catalogue};
@@ -111,16 +111,16 @@ fn target(args: &Args) -> Result<Target, Unusable> {
                     "--aggregator (or AGGPAY_AGGREGATOR_ID) is required with --base-url".into(),
                 )
             })?;
-            if !aggpay::rules::has_prefix(&aggregator, "agg_") {
+            if !aggpay_internal::rules::has_prefix(&aggregator, "agg_") {
                 return Err(Unusable(format!(
                     "--aggregator {} is not an agg_ identifier",
-                    aggpay::util::excerpt(&aggregator, 80)
+                    aggpay_internal::text::excerpt(&aggregator, 80)
                 )));
             }
-            let base = aggpay::rules::parse_base_url(base).map_err(|why| {
+            let base = aggpay_internal::rules::parse_base_url(base).map_err(|why| {
                 Unusable(format!(
                     "--base-url {} {why}",
-                    aggpay::util::excerpt(base, 80)
+                    aggpay_internal::text::excerpt(base, 80)
                 ))
             })?;
             Ok(Target {
@@ -181,7 +181,7 @@ pub fn run(args: &Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
             let _ = writeln!(
                 stderr,
                 "aggpay-conformance: the run could not be made: {}",
-                aggpay::util::escape_control(&why)
+                aggpay_internal::text::escape_control(&why)
             );
             EXIT_UNUSABLE
         }
@@ -237,47 +237,7 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
     let target = target(args)?;
     let seed = args.seed.unwrap_or_else(random_seed);
     let jobs = usize::from(args.jobs);
-    let pool = Arc::new(Pool::new(jobs));
-    let observers = rules.iter().filter_map(Rule::observer).collect();
-    let http = Http::new(
-        HttpConfig {
-            base: target.base.clone(),
-            aggregator: target.aggregator.clone(),
-            key: target.key.clone(),
-            timeout: args.timeout(),
-            interval: args.interval(),
-            ca_cert: args.ca_cert.clone(),
-            deadline,
-            jobs,
-        },
-        pool,
-        observers,
-    )
-    .map_err(Unusable)?;
-
-    // The first call tells whether a run can be made at all.
-    let first = http.send(Request::get(""));
-    match first.status() {
-        None => {
-            let why = first.outcome.as_ref().err().cloned().unwrap_or_default();
-            let lower = why.to_ascii_lowercase();
-            let hint = if lower.contains("certificate") || lower.contains("issuer") {
-                " (a server behind a private CA: give its CA certificate with --ca-cert or AGGPAY_CA_CERT)"
-            } else {
-                ""
-            };
-            return Err(Unusable(format!(
-                "server unreachable at {}: {why}{hint}",
-                target.base
-            )));
-        }
-        Some(401) => {
-            return Err(Unusable(
-                "the key was rejected (401) on the first call".into(),
-            ));
-        }
-        _ => {}
-    }
+    let http = connect(args, &target, &rules, deadline)?;
 
     let mut reporters = reporters(args, stdout)?;
     let embedded = args.base_url.is_none();
@@ -324,18 +284,7 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
         started,
     );
     if let Some(path) = &args.write_baseline {
-        let known = reports
-            .iter()
-            .filter(|r| r.outcome.status == Status::Failed)
-            .flat_map(|r| {
-                r.outcome.failures.iter().zip(&r.marks).map(|(f, m)| Known {
-                    rule: r.id.to_owned(),
-                    fingerprint: m.fingerprint.clone(),
-                    message: f.message.clone(),
-                })
-            })
-            .collect();
-        Baseline::of(known).write(path).map_err(Unusable)?;
+        write_baseline(path, &reports)?;
     }
     emit(
         &mut reporters,
@@ -345,6 +294,69 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
         },
     )?;
     Ok(summary.exit_code)
+}
+
+/// The harness's client of the target, once the first call shows a run
+/// can be made: the server answers and takes the key.
+fn connect(
+    args: &Args,
+    target: &Target,
+    rules: &[Rule],
+    deadline: Option<Instant>,
+) -> Result<Http, Unusable> {
+    let jobs = usize::from(args.jobs);
+    let pool = Arc::new(Pool::new(jobs));
+    let observers = rules.iter().filter_map(Rule::observer).collect();
+    let http = Http::new(
+        HttpConfig {
+            base: target.base.clone(),
+            aggregator: target.aggregator.clone(),
+            key: target.key.clone(),
+            timeout: args.timeout(),
+            interval: args.interval(),
+            ca_cert: args.ca_cert.clone(),
+            deadline,
+            jobs,
+        },
+        pool,
+        observers,
+    )
+    .map_err(|e| Unusable(e.to_string()))?;
+    let first = http.send(Request::get(""));
+    match &first.outcome {
+        Err(why) => {
+            let hint = match why.kind {
+                NoAnswerKind::Tls => {
+                    " (a server behind a private CA: give its CA certificate with --ca-cert or AGGPAY_CA_CERT)"
+                }
+                _ => "",
+            };
+            Err(Unusable(format!(
+                "server unreachable at {}: {why}{hint}",
+                target.base
+            )))
+        }
+        Ok(401) => Err(Unusable(
+            "the key was rejected (401) on the first call".into(),
+        )),
+        _ => Ok(http),
+    }
+}
+
+/// Writes the failures of `reports` as a baseline of known failures.
+fn write_baseline(path: &std::path::Path, reports: &[RuleReport]) -> Result<(), Unusable> {
+    let known = reports
+        .iter()
+        .filter(|r| r.outcome.status == Status::Failed)
+        .flat_map(|r| {
+            r.outcome.failures.iter().zip(&r.marks).map(|(f, m)| Known {
+                rule: r.id.to_owned(),
+                fingerprint: m.fingerprint.clone(),
+                message: f.message.clone(),
+            })
+        })
+        .collect();
+    Baseline::of(known).write(path).map_err(Unusable)
 }
 
 /// The rules of [`Phase::Rules`] on the pool, then the exchange rules;

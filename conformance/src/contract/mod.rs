@@ -292,7 +292,10 @@ impl Op {
         match self.path.split_once('{') {
             Some((head, rest)) => {
                 let tail = rest.split_once('}').map_or("", |(_, t)| t);
-                format!("{head}{}{tail}", crate::http::encode(id))
+                format!(
+                    "{head}{}{tail}",
+                    aggpay_internal::rules::encode_component(id)
+                )
             }
             None => self.path.to_owned(),
         }

@@ -16,9 +16,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use aggpay::rules::KEY_HEADER;
-pub(crate) use aggpay::rules::encode_component as encode;
-use aggpay::util::Redactor;
+use aggpay_internal::rules::KEY_HEADER;
+pub(crate) use aggpay_internal::rules::encode_component as encode;
+use aggpay_internal::text::Redactor;
 use serde_json::Value;
 
 use crate::pool::Pool;
@@ -33,6 +33,55 @@ const KEEP: usize = 5;
 pub const SNIPPET: usize = 300;
 /// What a request not sent because the run budget ran out says.
 pub const BUDGET_SPENT: &str = "not sent: the run budget (--max-duration) ran out";
+
+/// Why a request got no answer: what a caller branches on, and the words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoAnswer {
+    /// What kind of failure.
+    pub kind: NoAnswerKind,
+    /// What happened, fit to show (secrets redacted, controls escaped).
+    pub message: String,
+}
+
+/// The kinds of [`NoAnswer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoAnswerKind {
+    /// Not sent: the run budget ran out.
+    Budget,
+    /// TLS failed (most often a certificate the harness does not trust).
+    Tls,
+    /// No answer within the timeout.
+    Timeout,
+    /// The connection could not be made or broke.
+    Transport,
+}
+
+impl NoAnswer {
+    fn budget() -> Self {
+        Self {
+            kind: NoAnswerKind::Budget,
+            message: BUDGET_SPENT.to_owned(),
+        }
+    }
+
+    /// The kind of a transport failure (the client's own classification).
+    fn kind_of(error: &ureq::Error) -> NoAnswerKind {
+        match error {
+            _ if aggpay_internal::http::is_tls(error) => NoAnswerKind::Tls,
+            ureq::Error::Timeout(_) => NoAnswerKind::Timeout,
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                NoAnswerKind::Timeout
+            }
+            _ => NoAnswerKind::Transport,
+        }
+    }
+}
+
+impl std::fmt::Display for NoAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
 
 /// Which key a request carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,7 +198,7 @@ pub struct Exchange {
     /// The full URL (query encoded), without the key.
     pub url: String,
     /// HTTP status, or why there is none.
-    pub outcome: Result<u16, String>,
+    pub outcome: Result<u16, NoAnswer>,
     /// Response headers (lowercase names).
     pub headers: Vec<(String, String)>,
     /// Response body.
@@ -293,8 +342,8 @@ pub struct Http {
     aggregator: String,
     key: String,
     timeout: Duration,
-    interval: Option<Duration>,
-    next_slot: Mutex<Instant>,
+    /// At most so many requests a second (the client's pacer).
+    pacer: Option<aggpay_internal::http::Pacer>,
     deadline: Option<Instant>,
     spent: AtomicBool,
     pool: Arc<Pool>,
@@ -314,32 +363,6 @@ impl std::fmt::Debug for Http {
     }
 }
 
-/// The CA certificates of a PEM file, for the agent's trust store.
-fn ca_roots(path: &std::path::Path) -> Result<Vec<ureq::tls::Certificate<'static>>, String> {
-    let pem = std::fs::read(path)
-        .map_err(|e| format!("cannot read the CA file {}: {e}", path.display()))?;
-    let mut certs = Vec::new();
-    for item in ureq::tls::parse_pem(&pem) {
-        match item {
-            Ok(ureq::tls::PemItem::Certificate(cert)) => certs.push(cert),
-            Ok(_) => {}
-            Err(e) => {
-                return Err(format!(
-                    "the CA file {} is not valid PEM: {e}",
-                    path.display()
-                ));
-            }
-        }
-    }
-    if certs.is_empty() {
-        return Err(format!(
-            "the CA file {} holds no PEM certificate",
-            path.display()
-        ));
-    }
-    Ok(certs)
-}
-
 impl Http {
     /// A client of `config.base`, judging every exchange with `observers`.
     ///
@@ -350,10 +373,11 @@ impl Http {
         config: HttpConfig,
         pool: Arc<Pool>,
         observers: Vec<Observer>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, aggpay_internal::http::CaError> {
         let mut tls = ureq::tls::TlsConfig::builder();
         if let Some(path) = &config.ca_cert {
-            tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&ca_roots(path)?));
+            let roots = aggpay_internal::http::ca_file(path)?;
+            tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&roots));
         }
         let agent_config = ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -374,8 +398,7 @@ impl Http {
             aggregator: config.aggregator,
             key: config.key,
             timeout: config.timeout,
-            interval: config.interval,
-            next_slot: Mutex::new(Instant::now()),
+            pacer: config.interval.map(aggpay_internal::http::Pacer::new),
             deadline: config.deadline,
             spent: AtomicBool::new(false),
             pool,
@@ -496,24 +519,6 @@ impl Http {
         self.redactor().snippet(body, SNIPPET)
     }
 
-    /// Waits for the request's turn under the rate limit.
-    fn pace(&self) {
-        let Some(interval) = self.interval else {
-            return;
-        };
-        let wait = {
-            let mut next = self
-                .next_slot
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let now = Instant::now();
-            let slot = (*next).max(now);
-            *next = slot + interval;
-            slot - now
-        };
-        std::thread::sleep(wait);
-    }
-
     /// The time left before the deadline (`None`: no deadline).
     fn left(&self) -> Option<Duration> {
         self.deadline
@@ -521,7 +526,7 @@ impl Http {
     }
 
     /// An exchange that was never answered.
-    fn unanswered(request: Request, url: String, why: String, attempts: u32) -> Exchange {
+    fn unanswered(request: Request, url: String, why: NoAnswer, attempts: u32) -> Exchange {
         Exchange {
             request,
             url,
@@ -543,7 +548,9 @@ impl Http {
         url: &str,
     ) -> Option<Result<Answer, ureq::Error>> {
         let _slot = self.pool.slot();
-        self.pace();
+        if let Some(pacer) = &self.pacer {
+            pacer.wait();
+        }
         let timeout = match self.left() {
             Some(left) if left.is_zero() => {
                 self.spent.store(true, Ordering::SeqCst);
@@ -578,12 +585,7 @@ impl Http {
         let mut schedule = retry::Schedule::new();
         loop {
             let Some(result) = self.attempt(&self.agent, &request, &url) else {
-                return Self::unanswered(
-                    request,
-                    url,
-                    BUDGET_SPENT.to_owned(),
-                    schedule.attempts(),
-                );
+                return Self::unanswered(request, url, NoAnswer::budget(), schedule.attempts());
             };
             let verdict = retry::classify(&result);
             match schedule.next(verdict, self.left()) {
@@ -606,7 +608,7 @@ impl Http {
         let url = self.url(&request);
         let agent = self.agent_config.clone().new_agent();
         let Some(result) = self.attempt(&agent, &request, &url) else {
-            return Self::unanswered(request, url, BUDGET_SPENT.to_owned(), 0);
+            return Self::unanswered(request, url, NoAnswer::budget(), 0);
         };
         let transient = retry::classify(&result).transient();
         self.finish(request, url, result, 1, transient)
@@ -669,7 +671,10 @@ impl Http {
         let (outcome, headers, body) = match result {
             Ok((status, headers, body)) => (Ok(status), headers, body),
             Err(e) => (
-                Err(self.text(&format!("no answer: {e}"), 500)),
+                Err(NoAnswer {
+                    kind: NoAnswer::kind_of(&e),
+                    message: self.text(&format!("no answer: {e}"), 500),
+                }),
                 Vec::new(),
                 Vec::new(),
             ),
@@ -781,7 +786,7 @@ fn shell_quote(s: &str) -> String {
 pub fn show(v: Option<&Value>) -> String {
     match v {
         None => "missing".to_owned(),
-        Some(v) => aggpay::util::excerpt(&v.to_string(), 80),
+        Some(v) => aggpay_internal::text::excerpt(&v.to_string(), 80),
     }
 }
 
@@ -838,7 +843,7 @@ mod tests {
         let mut config = http();
         config.deadline = Some(Instant::now());
         let e = config.send(Request::get("/keys"));
-        assert_eq!(e.outcome, Err(BUDGET_SPENT.to_owned()));
+        assert_eq!(e.outcome, Err(NoAnswer::budget()));
         assert!(config.budget_spent());
         assert_eq!(config.sent(), 0);
     }

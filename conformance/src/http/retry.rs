@@ -73,7 +73,7 @@ pub(super) fn retry_after(headers: &[(String, String)]) -> Option<Duration> {
     headers
         .iter()
         .find(|(k, _)| k == "retry-after")
-        .and_then(|(_, v)| aggpay::util::parse_retry_after(v))
+        .and_then(|(_, v)| aggpay_internal::http::parse_retry_after(v))
 }
 
 /// True when the connection failed (refused, reset, cut short): the
@@ -220,7 +220,7 @@ fn jitter(ceiling: Duration) -> Duration {
     static STATE: AtomicU64 = AtomicU64::new(0x5eed);
     let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
     let random =
-        aggpay::util::splitmix64(STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed));
+        aggpay_internal::mix::splitmix64(STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed));
     Duration::from_nanos(if nanos == 0 { 0 } else { random % (nanos + 1) })
 }
 

@@ -43,12 +43,17 @@ impl Given {
 
     /// `wire=value` for messages.
     pub fn describe(&self) -> String {
-        self.pairs()
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join("&")
+        query_text(&self.pairs())
     }
+}
+
+/// Query pairs as a message shows them: `k=v&k=v`, unencoded.
+pub fn query_text(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 /// The legal readings of a filter.

@@ -1,7 +1,7 @@
 //! Seeded choices: values a wrong server would answer differently, drawn
 //! the same way for the same seed.
 
-use aggpay::util::splitmix64;
+use aggpay_internal::mix::splitmix64;
 
 /// FNV-1a of `bytes`, started from `basis` mixed into the standard offset
 /// basis: the harness's one stable hash (seeds per purpose, fingerprints).

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{Event, Mark, Reporter, RuleReport};
+use super::{Event, Mark, Reporter, RuleReport, Summary};
 use crate::rules::{Failure, Status};
 
 pub struct Human<'w> {
@@ -77,135 +77,164 @@ impl Reporter for Human<'_> {
                 cases,
                 rules,
                 strict,
-            } => {
-                writeln!(out, "aggpay-conformance {}", env!("CARGO_PKG_VERSION"))?;
-                writeln!(out, "target: {target}")?;
-                writeln!(
-                    out,
-                    "seed: {seed}, cases per property: {cases}, rules: {rules}{}",
-                    if *strict { ", strict" } else { "" }
-                )?;
-                writeln!(out)?;
-            }
-            Event::Rule(r) => {
-                let extra = match (&r.outcome.skip_reason, r.outcome.status) {
-                    (Some(why), _) => format!(" ({why})"),
-                    (None, Status::Inconclusive) => {
-                        format!(" ({} transient)", r.outcome.inconclusive.len())
-                    }
-                    (None, Status::Failed) => format!(
-                        " ({} failure{})",
-                        r.outcome.failures.len(),
-                        if r.outcome.failures.len() == 1 {
-                            ""
-                        } else {
-                            "s"
-                        }
-                    ),
-                    _ => String::new(),
-                };
-                writeln!(
-                    out,
-                    "{:<6} {:<30} {:>6} cases {:>7.2}s{extra}",
-                    r.verdict(),
-                    r.id,
-                    r.outcome.cases,
-                    r.duration.as_secs_f64()
-                )?;
-                out.flush()?;
-            }
+            } => Self::started(out, target, *seed, *cases, *rules, *strict),
+            Event::Rule(r) => Self::rule(out, r),
             Event::Done { summary, rules } => {
-                writeln!(out)?;
-                writeln!(
-                    out,
-                    "{:<30} {:<11} {:<12} {:>8}",
-                    "rule", "level", "result", "cases"
-                )?;
-                writeln!(out, "{}", "-".repeat(64))?;
-                for r in *rules {
-                    let result = if r.is_known() {
-                        "known"
-                    } else {
-                        r.outcome.status.as_str()
-                    };
-                    writeln!(
-                        out,
-                        "{:<30} {:<11} {:<12} {:>8}",
-                        r.id,
-                        r.level.as_str(),
-                        result,
-                        r.outcome.cases
-                    )?;
-                }
-                let new: Vec<&RuleReport> = rules.iter().filter(|r| r.is_new_failure()).collect();
-                let known: Vec<&RuleReport> = rules.iter().filter(|r| r.is_known()).collect();
-                Self::failures(out, "Failures", &new)?;
-                Self::failures(out, "Known failures (in the baseline)", &known)?;
-                let unsure: Vec<&RuleReport> = rules
-                    .iter()
-                    .filter(|r| r.outcome.status == Status::Inconclusive)
-                    .collect();
-                Self::evidence(
-                    out,
-                    "Inconclusive (only transient failures: 429, 502, 503, 504, resets, timeouts)",
-                    &unsure,
-                    |r| r.outcome.inconclusive.iter().map(|f| (f, None)).collect(),
-                )?;
-                if !summary.fixed.is_empty() {
-                    writeln!(out, "\nFixed since the baseline\n========================")?;
-                    for k in &summary.fixed {
-                        writeln!(out, "  - {} {}: {}", k.rule, k.fingerprint, k.message)?;
-                    }
-                }
-                let not_run: Vec<&str> = rules
-                    .iter()
-                    .filter(|r| r.outcome.status == Status::NotRun)
-                    .map(|r| r.id)
-                    .collect();
-                if !not_run.is_empty() {
-                    writeln!(
-                        out,
-                        "\nNot run: the run budget (--max-duration) ran out first: {}",
-                        not_run.join(", ")
-                    )?;
-                }
-                let baseline = if summary.baseline {
-                    format!(", {} known, {} fixed", summary.known, summary.fixed.len())
-                } else {
-                    String::new()
-                };
-                writeln!(
-                    out,
-                    "\n{} passed, {} failed, {} inconclusive, {} skipped, {} not run ({} required failed, {} observations failed{baseline}); {} requests ({} retries) in {:.2}s with {} jobs; seed {}",
-                    summary.passed,
-                    summary.failed,
-                    summary.inconclusive,
-                    summary.skipped,
-                    summary.not_run,
-                    summary.required_failed,
-                    summary.observations_failed,
-                    summary.requests,
-                    summary.retries,
-                    summary.duration.as_secs_f64(),
-                    summary.jobs,
-                    summary.seed
-                )?;
-                let verdict = match (summary.exit_code, summary.budget_spent) {
-                    (1, _) => "does not conform",
-                    (_, true) => "incomplete: the run budget ran out",
-                    (0, _) => "conforms: every required rule passed",
-                    _ => {
-                        "inconclusive: a required rule met only transient failures (429, 5xx gateways, resets, timeouts)"
-                    }
-                };
-                writeln!(
-                    out,
-                    "{verdict} (exit {}); rerun with --seed {} to repeat these cases",
-                    summary.exit_code, summary.seed
-                )?;
-                out.flush()?;
+                Self::table(out, summary, rules)?;
+                Self::totals(out, summary)
             }
         }
+    }
+}
+
+impl Human<'_> {
+    fn started(
+        out: &mut dyn Write,
+        target: &str,
+        seed: u64,
+        cases: u32,
+        rules: usize,
+        strict: bool,
+    ) -> io::Result<()> {
+        writeln!(out, "aggpay-conformance {}", env!("CARGO_PKG_VERSION"))?;
+        writeln!(out, "target: {target}")?;
+        writeln!(
+            out,
+            "seed: {seed}, cases per property: {cases}, rules: {rules}{}",
+            if strict { ", strict" } else { "" }
+        )?;
+        writeln!(out)?;
+
+        Ok(())
+    }
+
+    /// One line for a rule as it is done.
+    fn rule(out: &mut dyn Write, r: &RuleReport) -> io::Result<()> {
+        let extra = match (&r.outcome.skip_reason, r.outcome.status) {
+            (Some(why), _) => format!(" ({why})"),
+            (None, Status::Inconclusive) => {
+                format!(" ({} transient)", r.outcome.inconclusive.len())
+            }
+            (None, Status::Failed) => format!(
+                " ({} failure{})",
+                r.outcome.failures.len(),
+                if r.outcome.failures.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "{:<6} {:<30} {:>6} cases {:>7.2}s{extra}",
+            r.verdict(),
+            r.id,
+            r.outcome.cases,
+            r.duration.as_secs_f64()
+        )?;
+        out.flush()?;
+
+        Ok(())
+    }
+
+    /// The table of every rule, then the failures and what did not run.
+    fn table(out: &mut dyn Write, summary: &Summary, rules: &[RuleReport]) -> io::Result<()> {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{:<30} {:<11} {:<12} {:>8}",
+            "rule", "level", "result", "cases"
+        )?;
+        writeln!(out, "{}", "-".repeat(64))?;
+        for r in rules {
+            let result = if r.is_known() {
+                "known"
+            } else {
+                r.outcome.status.as_str()
+            };
+            writeln!(
+                out,
+                "{:<30} {:<11} {:<12} {:>8}",
+                r.id,
+                r.level.as_str(),
+                result,
+                r.outcome.cases
+            )?;
+        }
+        let new: Vec<&RuleReport> = rules.iter().filter(|r| r.is_new_failure()).collect();
+        let known: Vec<&RuleReport> = rules.iter().filter(|r| r.is_known()).collect();
+        Self::failures(out, "Failures", &new)?;
+        Self::failures(out, "Known failures (in the baseline)", &known)?;
+        let unsure: Vec<&RuleReport> = rules
+            .iter()
+            .filter(|r| r.outcome.status == Status::Inconclusive)
+            .collect();
+        Self::evidence(
+            out,
+            "Inconclusive (only transient failures: 429, 502, 503, 504, resets, timeouts)",
+            &unsure,
+            |r| r.outcome.inconclusive.iter().map(|f| (f, None)).collect(),
+        )?;
+        if !summary.fixed.is_empty() {
+            writeln!(out, "\nFixed since the baseline\n========================")?;
+            for k in &summary.fixed {
+                writeln!(out, "  - {} {}: {}", k.rule, k.fingerprint, k.message)?;
+            }
+        }
+        let not_run: Vec<&str> = rules
+            .iter()
+            .filter(|r| r.outcome.status == Status::NotRun)
+            .map(|r| r.id)
+            .collect();
+        if !not_run.is_empty() {
+            writeln!(
+                out,
+                "\nNot run: the run budget (--max-duration) ran out first: {}",
+                not_run.join(", ")
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The totals and the verdict.
+    fn totals(out: &mut dyn Write, summary: &Summary) -> io::Result<()> {
+        let baseline = if summary.baseline {
+            format!(", {} known, {} fixed", summary.known, summary.fixed.len())
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "\n{} passed, {} failed, {} inconclusive, {} skipped, {} not run ({} required failed, {} observations failed{baseline}); {} requests ({} retries) in {:.2}s with {} jobs; seed {}",
+            summary.passed,
+            summary.failed,
+            summary.inconclusive,
+            summary.skipped,
+            summary.not_run,
+            summary.required_failed,
+            summary.observations_failed,
+            summary.requests,
+            summary.retries,
+            summary.duration.as_secs_f64(),
+            summary.jobs,
+            summary.seed
+        )?;
+        let verdict = match (summary.exit_code, summary.budget_spent) {
+            (1, _) => "does not conform",
+            (_, true) => "incomplete: the run budget ran out",
+            (0, _) => "conforms: every required rule passed",
+            _ => {
+                "inconclusive: a required rule met only transient failures (429, 5xx gateways, resets, timeouts)"
+            }
+        };
+        writeln!(
+            out,
+            "{verdict} (exit {}); rerun with --seed {} to repeat these cases",
+            summary.exit_code, summary.seed
+        )?;
+        out.flush()?;
         Ok(())
     }
 }

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 
 use super::{Event, Reporter};
+use crate::rules::Failure;
 
 pub struct Json<'w> {
     out: Box<dyn Write + 'w>,
@@ -37,30 +38,13 @@ impl Reporter for Json<'_> {
                     "skip_reason": r.outcome.skip_reason,
                     "faults": r.faults,
                     "inconclusive": r.outcome.inconclusive.iter().map(|f| {
-                        let ev = f.evidence.as_deref();
-                        json!({
-                            "message": f.message,
-                            "input": f.input,
-                            "method": ev.map(|e| &e.method),
-                            "url": ev.map(|e| &e.url),
-                            "status": ev.and_then(|e| e.status),
-                            "body": ev.map(|e| &e.body),
-                            "curl": ev.map(|e| &e.curl),
-                        })
+                        failure(f)
                     }).collect::<Vec<_>>(),
                     "failures": r.outcome.failures.iter().zip(&r.marks).map(|(f, mark)| {
-                        let ev = f.evidence.as_deref();
-                        json!({
-                            "message": f.message,
-                            "fingerprint": mark.fingerprint,
-                            "known": mark.known,
-                            "input": f.input,
-                            "method": ev.map(|e| &e.method),
-                            "url": ev.map(|e| &e.url),
-                            "status": ev.and_then(|e| e.status),
-                            "body": ev.map(|e| &e.body),
-                            "curl": ev.map(|e| &e.curl),
-                        })
+                        let mut out = failure(f);
+                        out["fingerprint"] = json!(mark.fingerprint);
+                        out["known"] = json!(mark.known);
+                        out
                     }).collect::<Vec<_>>(),
                 })
             })
@@ -96,4 +80,18 @@ impl Reporter for Json<'_> {
         writeln!(self.out)?;
         self.out.flush()
     }
+}
+
+/// A failure and its evidence, as JSON.
+fn failure(f: &Failure) -> Value {
+    let ev = f.evidence.as_deref();
+    json!({
+        "message": f.message,
+        "input": f.input,
+        "method": ev.map(|e| &e.method),
+        "url": ev.map(|e| &e.url),
+        "status": ev.and_then(|e| e.status),
+        "body": ev.map(|e| &e.body),
+        "curl": ev.map(|e| &e.curl),
+    })
 }

@@ -1,7 +1,7 @@
 //! amounts.*: amounts are paisa strings, currencies ISO 4217 codes, and
 //! net is gross minus the fee and the four taxes, on every row.
 
-use aggpay::rules as text_rules;
+use aggpay_internal::rules as text_rules;
 use serde_json::Value;
 
 use super::observe::{first_of, from_log, rows_of, strings};

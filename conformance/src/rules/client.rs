@@ -51,7 +51,11 @@ fn rows<T: DeserializeOwned>(data: &Value, key: &str) -> Result<(), String> {
 }
 
 fn decodes(e: &Exchange) -> Option<String> {
-    use aggpay::*;
+    use aggpay::{
+        AccessKey, AccountInfo, Aggregator, AggregatorMerchant, Alias, LedgerAccount,
+        PaymentCharges, QrCode, RailMerchant, Refund, ReportExport, SettlementBatch, Transaction,
+        WebhookEndpoint,
+    };
     let (op, data) = (e.op()?, e.data()?);
     let result = match op.id {
         OpId::Aggregator => decode::<Aggregator>(data),

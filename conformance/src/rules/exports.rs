@@ -66,7 +66,7 @@ fn seeded(c: &Check<'_>) -> Outcome {
         "started_at",
         export["started_at"]
             .as_str()
-            .is_some_and(aggpay::rules::is_utc_timestamp),
+            .is_some_and(aggpay_internal::rules::is_utc_timestamp),
         "a timestamp",
     );
     expect("finished_at", export["finished_at"].is_null(), "null");

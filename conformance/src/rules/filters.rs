@@ -9,109 +9,112 @@ use super::support::Judge;
 use super::values::{candidates, matched, pairs, several};
 use super::{Check, Failure, Level, Outcome, Rule};
 use crate::contract::{Many, OpId, Paging, Role};
-use crate::model::expect::{Given, Order};
+use crate::model::expect::{Given, Order, query_text};
 use crate::model::{ListModel, Picker, token_of};
 
+/// The family's rules, as the catalogue lists them.
+const RULES: &[Rule] = &[
+    Rule {
+        id: "filters.alone",
+        level: Level::Required,
+        source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (every query filter); States (batch status integers)",
+        summary: "every filter of every list alone, with values that discriminate (rows deep in the list, few matches, non-ASCII, fragments from inside names, inclusive date bounds), paged: exactly the rows it keeps, in order, every record as the list shows it, with its count",
+        faults: &[
+            "keys-active-filter-ignored",
+            "numeric-id-as-number",
+            "short-batch-token",
+            "offset-timestamps",
+            "cursor-repeat",
+            "cursor-inclusive",
+            "filtered-exceeds-total",
+            "status-filter-ignored",
+            "batch-filter-ignored",
+            "offset-ignored",
+            "offset-limit-ignored",
+            "merchants-enabled-filter-ignored",
+            "rail-status-filter-ignored",
+            "past-end-wraps",
+            "unicode-query-500",
+            "offset-past-end-wraps",
+            "later-pages-drop-field",
+            "later-pages-count-drift",
+            "name-fragment-prefix-only",
+            "refund-end-date-exclusive",
+            "cursor-skips-row",
+            "offset-off-by-one",
+            "non-ascii-name-filter",
+        ],
+        check: alone,
+        observe: None,
+    },
+    Rule {
+        id: "filters.combined",
+        level: Level::Required,
+        source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (their filters, given together)",
+        summary: "every pair of filters of one list, with values whose rows together differ from either alone: exactly the rows matching both",
+        faults: &[
+            "batch-filter-drops-status",
+            "numeric-id-as-number",
+            "short-batch-token",
+            "offset-timestamps",
+            "cursor-inclusive",
+            "filtered-exceeds-total",
+            "status-filter-ignored",
+            "batch-filter-ignored",
+            "offset-ignored",
+            "offset-limit-ignored",
+            "keys-active-filter-ignored",
+            "merchants-enabled-filter-ignored",
+            "rail-status-filter-ignored",
+            "past-end-wraps",
+            "unicode-query-500",
+            "refund-date-drops-status",
+            "offset-past-end-wraps",
+            "later-pages-drop-field",
+            "later-pages-count-drift",
+            "name-fragment-prefix-only",
+            "refund-end-date-exclusive",
+            "offset-off-by-one",
+            "non-ascii-name-filter",
+        ],
+        check: combined,
+        observe: None,
+    },
+    Rule {
+        id: "filters.multi-value",
+        level: Level::Required,
+        source: "API.md Access keys (comma-separated name fragments), Merchants (comma-separated identifiers and names), Refunds (each filter accepts one or more values)",
+        summary: "a filter given several values keeps the rows of every one of them",
+        faults: &[
+            "merchant-ids-first-only",
+            "offset-ignored",
+            "offset-limit-ignored",
+            "refund-status-first-only",
+            "offset-past-end-wraps",
+            "later-pages-drop-field",
+            "later-pages-count-drift",
+            "offset-off-by-one",
+        ],
+        check: multi_value,
+        observe: None,
+    },
+    Rule {
+        id: "filters.qrs",
+        level: Level::Required,
+        source: "API.md QR codes (type STATIC or DYNAMIC, defaults to STATIC when omitted); Limits",
+        summary: "without type the QR list is exactly the type=STATIC list; every row of a type is of that type",
+        faults: &[
+            "qr-default-dynamic",
+            "later-pages-drop-field",
+            "offset-off-by-one",
+        ],
+        check: qr_type,
+        observe: None,
+    },
+];
+
 pub fn rules() -> Vec<Rule> {
-    vec![
-        Rule {
-            id: "filters.alone",
-            level: Level::Required,
-            source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (every query filter); States (batch status integers)",
-            summary: "every filter of every list alone, with values that discriminate (rows deep in the list, few matches, non-ASCII, fragments from inside names, inclusive date bounds), paged: exactly the rows it keeps, in order, every record as the list shows it, with its count",
-            faults: &[
-                "keys-active-filter-ignored",
-                "numeric-id-as-number",
-                "short-batch-token",
-                "offset-timestamps",
-                "cursor-repeat",
-                "cursor-inclusive",
-                "filtered-exceeds-total",
-                "status-filter-ignored",
-                "batch-filter-ignored",
-                "offset-ignored",
-                "offset-limit-ignored",
-                "merchants-enabled-filter-ignored",
-                "rail-status-filter-ignored",
-                "past-end-wraps",
-                "unicode-query-500",
-                "offset-past-end-wraps",
-                "later-pages-drop-field",
-                "later-pages-count-drift",
-                "name-fragment-prefix-only",
-                "refund-end-date-exclusive",
-                "cursor-skips-row",
-                "offset-off-by-one",
-                "non-ascii-name-filter",
-            ],
-            check: alone,
-            observe: None,
-        },
-        Rule {
-            id: "filters.combined",
-            level: Level::Required,
-            source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (their filters, given together)",
-            summary: "every pair of filters of one list, with values whose rows together differ from either alone: exactly the rows matching both",
-            faults: &[
-                "batch-filter-drops-status",
-                "numeric-id-as-number",
-                "short-batch-token",
-                "offset-timestamps",
-                "cursor-inclusive",
-                "filtered-exceeds-total",
-                "status-filter-ignored",
-                "batch-filter-ignored",
-                "offset-ignored",
-                "offset-limit-ignored",
-                "keys-active-filter-ignored",
-                "merchants-enabled-filter-ignored",
-                "rail-status-filter-ignored",
-                "past-end-wraps",
-                "unicode-query-500",
-                "refund-date-drops-status",
-                "offset-past-end-wraps",
-                "later-pages-drop-field",
-                "later-pages-count-drift",
-                "name-fragment-prefix-only",
-                "refund-end-date-exclusive",
-                "offset-off-by-one",
-                "non-ascii-name-filter",
-            ],
-            check: combined,
-            observe: None,
-        },
-        Rule {
-            id: "filters.multi-value",
-            level: Level::Required,
-            source: "API.md Access keys (comma-separated name fragments), Merchants (comma-separated identifiers and names), Refunds (each filter accepts one or more values)",
-            summary: "a filter given several values keeps the rows of every one of them",
-            faults: &[
-                "merchant-ids-first-only",
-                "offset-ignored",
-                "offset-limit-ignored",
-                "refund-status-first-only",
-                "offset-past-end-wraps",
-                "later-pages-drop-field",
-                "later-pages-count-drift",
-                "offset-off-by-one",
-            ],
-            check: multi_value,
-            observe: None,
-        },
-        Rule {
-            id: "filters.qrs",
-            level: Level::Required,
-            source: "API.md QR codes (type STATIC or DYNAMIC, defaults to STATIC when omitted); Limits",
-            summary: "without type the QR list is exactly the type=STATIC list; every row of a type is of that type",
-            faults: &[
-                "qr-default-dynamic",
-                "later-pages-drop-field",
-                "offset-off-by-one",
-            ],
-            check: qr_type,
-            observe: None,
-        },
-    ]
+    RULES.to_vec()
 }
 
 /// The lists with filters, as read.
@@ -153,15 +156,7 @@ fn judge(
             let direction = if pick.below(2) == 0 { "ASC" } else { "DESC" };
             let mut query: Vec<(String, String)> = given.iter().flat_map(Given::pairs).collect();
             query.push(("direction".into(), direction.into()));
-            let what = format!(
-                "{}?{}",
-                list.source.label,
-                query
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join("&")
-            );
+            let what = format!("{}?{}", list.source.label, query_text(&query));
             let expected = due(list, given, Some(direction));
             let result = walk(c, &list.source, &query, Some(limit as u64), 3, &what).and_then(
                 |(walked, last)| {

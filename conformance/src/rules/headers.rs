@@ -37,7 +37,7 @@ fn content_length(e: &Exchange) -> Option<String> {
         Some(Ok(n)) if n == e.body.len() => None,
         Some(_) => Some(format!(
             "Content-Length {} but the body has {} bytes",
-            aggpay::util::excerpt(e.header("content-length").unwrap_or(""), 40),
+            aggpay_internal::text::excerpt(e.header("content-length").unwrap_or(""), 40),
             e.body.len()
         )),
     }

@@ -3,7 +3,7 @@
 //! does (several known ids, not only the first), and an unknown or oddly
 //! long id never gets another record.
 
-use aggpay::rules as text_rules;
+use aggpay_internal::rules as text_rules;
 use serde_json::Value;
 
 use super::observe::{first_of, from_log, rows_of, strings};
@@ -267,7 +267,7 @@ fn unknown(c: &Check<'_>) -> Outcome {
     }
     let results = c.map(&cases, |(op, id, well_formed)| {
         let e = c.send(Request::get(op.path_with(id)));
-        let shown = aggpay::util::excerpt(id, 60);
+        let shown = aggpay_internal::text::excerpt(id, 60);
         match e.status() {
             None => Err(c.fail(&e, format!("{} {shown}: no answer", op.name))),
             Some(s) if s >= 500 => Err(c.fail(&e, format!("{} {shown}: answered {s}", op.name))),

@@ -192,7 +192,7 @@ fn hostile(c: &Check<'_>) -> Outcome {
                     "{} {}={}",
                     op.name,
                     param.wire,
-                    aggpay::util::excerpt(&value, 40)
+                    aggpay_internal::text::excerpt(&value, 40)
                 );
                 cases.push((what, with(&base, param, &value, false)));
             }
@@ -213,7 +213,11 @@ fn hostile(c: &Check<'_>) -> Outcome {
         }
         if let Some(id) = op.path_id {
             for value in path_values(id.prefix) {
-                let what = format!("{} path id {}", op.name, aggpay::util::excerpt(&value, 40));
+                let what = format!(
+                    "{} path id {}",
+                    op.name,
+                    aggpay_internal::text::excerpt(&value, 40)
+                );
                 let mut r = base.clone();
                 r.path = op.path_with(&value);
                 cases.push((what, r));

@@ -1,6 +1,6 @@
 //! lists.*: the type of each list's count, on every answer.
 
-use aggpay::rules as text_rules;
+use aggpay_internal::rules as text_rules;
 
 use super::observe::{Verdict, from_log, schema};
 use super::{Level, Rule};

@@ -84,7 +84,7 @@ mod model {
         pub faults: &'static [&'static str],
         /// The check.
         pub check: fn(&Check<'_>) -> Outcome,
-        /// A judge of every exchange, for the rules of [`Phase::Exchanges`].
+        /// A judge of every exchange, for the rules of the exchanges phase.
         pub observe: Option<fn(&Exchange) -> Option<String>>,
     }
 

@@ -10,7 +10,7 @@ use super::support::num;
 use super::{Check, Failure};
 use crate::contract::Paging;
 use crate::http::Exchange;
-use crate::model::expect::{Expected, Given, Order, difference, differs, tokens};
+use crate::model::expect::{Expected, Given, Order, difference, differs, query_text, tokens};
 use crate::model::{ListModel, Source, id_of, token_of};
 
 /// A list page as it came back.
@@ -177,15 +177,7 @@ pub fn offset_case(
     query.extend(extra.iter().cloned());
     query.push(("limit".into(), limit.to_string()));
     query.push(("offset".into(), offset.to_string()));
-    let what = format!(
-        "{}?{}",
-        list.source.label,
-        query
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join("&")
-    );
+    let what = format!("{}?{}", list.source.label, query_text(&query));
     let got = fetch(c, &list.source, &query);
     let expected = Expected::of(list, given, order);
     // A server may cap a page below what was asked (API.md shows no

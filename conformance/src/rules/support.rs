@@ -76,7 +76,7 @@ fn seed_for(seed: u64, rule: &str) -> [u8; 32] {
     let mut out = [0u8; 32];
     for (i, chunk) in out.chunks_mut(8).enumerate() {
         let z = h.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i as u64 + 1));
-        chunk.copy_from_slice(&aggpay::util::splitmix64(z).to_le_bytes());
+        chunk.copy_from_slice(&aggpay_internal::mix::splitmix64(z).to_le_bytes());
     }
     out
 }
@@ -186,7 +186,7 @@ impl<T: Debug> CloneDebug for T {
 /// A numeric string as a number.
 pub fn num(v: &Value) -> Option<u64> {
     v.as_str()
-        .filter(|s| aggpay::rules::is_numeric_id(s))
+        .filter(|s| aggpay_internal::rules::is_numeric_id(s))
         .and_then(|s| s.parse().ok())
 }
 

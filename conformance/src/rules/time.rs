@@ -1,7 +1,7 @@
 //! time.*: timestamps are RFC 3339 UTC, unset ones null, alias dates
 //! calendar dates; on every answer of the run.
 
-use aggpay::rules as text_rules;
+use aggpay_internal::rules as text_rules;
 
 use super::observe::{from_log, strings};
 use super::{Check, Level, Outcome, Rule};

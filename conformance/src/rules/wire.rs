@@ -331,11 +331,11 @@ fn payouts(c: &Check<'_>) -> Outcome {
             "sales_tax_on_fee_amount",
         ]
         .iter()
-        .all(|f| aggpay::rules::is_paisa(text(p, f)));
-        let ok = aggpay::rules::has_prefix(text(p, "token"), "stxn_")
-            && aggpay::rules::is_batch_token(text(p, "settlement_batch_id"))
-            && aggpay::rules::has_prefix(text(p, "debitor_account_id"), "acct_")
-            && aggpay::rules::has_prefix(text(p, "creditor_account_id"), "acct_")
+        .all(|f| aggpay_internal::rules::is_paisa(text(p, f)));
+        let ok = aggpay_internal::rules::has_prefix(text(p, "token"), "stxn_")
+            && aggpay_internal::rules::is_batch_token(text(p, "settlement_batch_id"))
+            && aggpay_internal::rules::has_prefix(text(p, "debitor_account_id"), "acct_")
+            && aggpay_internal::rules::has_prefix(text(p, "creditor_account_id"), "acct_")
             && amounts
             && aggpay::SettlementPayout::deserialize(p).is_ok();
         judge.check(ok, || {

@@ -18,7 +18,10 @@ fn failures_carry_a_minimal_input_and_a_redacted_reproduction() {
     assert!(input.to_lowercase().contains("asc"), "{input}");
     let curl = failure["curl"].as_str().unwrap();
     assert!(
-        curl.contains(&format!("{}: <redacted>", aggpay::rules::KEY_HEADER)),
+        curl.contains(&format!(
+            "{}: <redacted>",
+            aggpay_internal::rules::KEY_HEADER
+        )),
         "{curl}"
     );
     assert!(curl.contains("direction="), "{curl}");

@@ -127,7 +127,10 @@ pub fn keys(server: &MockServer) -> Vec<Value> {
     let body: Value = serde_json::from_str(
         &agent
             .get(url)
-            .header(aggpay::rules::KEY_HEADER, server.secret_key().expose())
+            .header(
+                aggpay_internal::rules::KEY_HEADER,
+                server.secret_key().expose(),
+            )
             .call()
             .unwrap()
             .body_mut()

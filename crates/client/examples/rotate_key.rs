@@ -262,7 +262,7 @@ fn default_key(client: &Client) -> Result<AccessKeyId, String> {
 
 /// What to say when the rotation failed without a secret.
 fn lost_answer(client: &Client, id: &AccessKeyId, err: &Error) -> String {
-    if !matches!(err, Error::Transport(_) | Error::Timeout { .. }) {
+    if !err.is_network() {
         return format!("rotating {id} failed: {err}; nothing was stored");
     }
     let current = client
@@ -284,7 +284,7 @@ fn try_secret(client: &Client, secret: Secret, active: Option<bool>) -> Result<(
         println!("the key is inactive, so its new secret is not accepted until it is activated");
         return Ok(());
     }
-    let with_new = Client::builder(client.base_url(), client.aggregator_id().as_str(), secret)
+    let with_new = Client::builder(client.base_url(), client.aggregator_id().clone(), secret)
         .build()
         .map_err(|e| e.to_string())?;
     with_new

@@ -1,4 +1,4 @@
-//! Money: integer paisa, never floats (API.md typing rule 3).
+//! Money: integer paisa, never floats.
 
 use std::fmt;
 use std::str::FromStr;
@@ -13,6 +13,8 @@ use crate::rules;
 /// decimal integer string such as `"483"`.
 ///
 /// Arithmetic is checked: an overflow is `None`, never a wrapped value.
+/// There is no `+`: a sum is an `Option<Paisa>`, so that an overflow
+/// cannot go unnoticed.
 ///
 /// ```
 /// use aggpay::Paisa;
@@ -21,6 +23,13 @@ use crate::rules;
 /// let fee = Paisa::new(2);
 /// assert_eq!(gross.checked_sub(fee), Some(Paisa::new(498)));
 /// assert_eq!(serde_json::to_string(&fee)?, "\"2\"");
+///
+/// // Sums: `None` when they overflow.
+/// let amounts = [Paisa::new(483), Paisa::new(17)];
+/// let total: Option<Paisa> = amounts.iter().sum();
+/// assert_eq!(total, Some(Paisa::new(500)));
+/// let huge: Option<Paisa> = [Paisa::new(i64::MAX), Paisa::new(1)].into_iter().sum();
+/// assert_eq!(huge, None);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -50,11 +59,12 @@ impl Paisa {
         self.0.checked_sub(other.0).map(Paisa)
     }
 
-    /// Parses the wire form (see [`rules::is_paisa`]).
+    /// Parses the wire form: a decimal integer string, an optional leading
+    /// `-`, no leading zero.
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidInput`] for decimals, exponents, signs other than a
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for decimals, exponents, signs other than a
     /// leading `-`, leading zeros, blanks or values out of `i64` range.
     pub fn parse(value: &str) -> Result<Self, Error> {
         if rules::is_paisa(value)
@@ -69,6 +79,20 @@ impl Paisa {
                 excerpt(value)
             ),
         ))
+    }
+}
+
+/// The sum of amounts, `None` when it overflows.
+impl std::iter::Sum<Paisa> for Option<Paisa> {
+    fn sum<I: Iterator<Item = Paisa>>(mut iter: I) -> Self {
+        iter.try_fold(Paisa::ZERO, Paisa::checked_add)
+    }
+}
+
+/// The sum of borrowed amounts, `None` when it overflows.
+impl<'a> std::iter::Sum<&'a Paisa> for Option<Paisa> {
+    fn sum<I: Iterator<Item = &'a Paisa>>(iter: I) -> Self {
+        iter.copied().sum()
     }
 }
 
@@ -123,7 +147,7 @@ impl Currency {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidInput`] for anything else.
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for anything else.
     pub fn parse(value: &str) -> Result<Self, Error> {
         match <[u8; 3]>::try_from(value.as_bytes()) {
             Ok(code) if rules::is_currency(value) => Ok(Self(code)),

@@ -2,11 +2,10 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use ureq::http::Method;
 
-use crate::config::{ClientBuilder, Settings};
 use crate::error::Error;
 use crate::page::Page;
 use crate::paginate::{At, Fetch, ListRecord, Pages, WALK_PAGE};
@@ -15,10 +14,14 @@ use crate::query::{
     RailMerchantQuery, RefundQuery, TillCodeQuery, TransactionQuery, WebhookQuery,
 };
 use crate::rules::encode_component;
-use crate::transport::Call;
-use crate::util::Redactor;
+use crate::transport::{Call, Inner};
 use crate::wire::{self, ListBody};
-use crate::*;
+use crate::{
+    AccessKey, AccessKeyId, AccountInfo, Aggregator, AggregatorId, AggregatorMerchant, Alias,
+    AliasId, BatchToken, LedgerAccount, NewReportExport, PaymentCharges, PaymentId, QrCode,
+    RailMerchant, RailMerchantId, Refund, ReportExport, ReportKind, SettlementBatch,
+    SettlementPayout, Transaction, WebhookEndpoint, query,
+};
 
 /// A blocking client of one aggregator. Cheap to clone (one `Arc`), `Send`
 /// and `Sync`: share one across threads; its connections are pooled.
@@ -36,24 +39,6 @@ use crate::*;
 #[derive(Clone)]
 pub struct Client {
     pub(crate) inner: Arc<Inner>,
-}
-
-pub(crate) struct Inner {
-    pub(crate) agent: ureq::Agent,
-    pub(crate) settings: Settings,
-    pub(crate) redactor: Redactor,
-    pub(crate) stats: Counters,
-    pub(crate) pacer: Option<crate::pace::Pacer>,
-}
-
-/// What a client (and its clones) has done so far.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub(crate) requests: AtomicU64,
-    pub(crate) retries: AtomicU64,
-    pub(crate) bytes: AtomicU64,
-    /// Nanoseconds the retries waited, all requests together.
-    pub(crate) waited: AtomicU64,
 }
 
 /// What a client and its clones have done since it was built: for a sync
@@ -86,39 +71,9 @@ impl fmt::Debug for Client {
 }
 
 impl Client {
-    /// Starts building a client. `base_url` includes the service's own path
-    /// prefix; a trailing slash or none both work.
-    pub fn builder(
-        base_url: impl Into<String>,
-        aggregator_id: impl Into<String>,
-        secret_key: impl Into<Secret>,
-    ) -> ClientBuilder {
-        ClientBuilder::new(base_url, aggregator_id, secret_key)
-    }
-
-    /// A client configured from the environment, with default settings
-    /// otherwise: see [`ClientBuilder::from_env`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Config`] naming the first missing variable, or the errors of
-    /// [`ClientBuilder::build`].
-    pub fn from_env() -> Result<Client, Error> {
-        ClientBuilder::from_env()?.build()
-    }
-
-    pub(crate) fn from_parts(agent: ureq::Agent, settings: Settings) -> Self {
-        let mut redactor = Redactor::new();
-        redactor.add(settings.secret.expose());
-        let pacer = settings.min_interval.map(crate::pace::Pacer::new);
+    pub(crate) fn from_inner(inner: Inner) -> Self {
         Self {
-            inner: Arc::new(Inner {
-                agent,
-                settings,
-                redactor,
-                stats: Counters::default(),
-                pacer,
-            }),
+            inner: Arc::new(inner),
         }
     }
 
@@ -144,21 +99,36 @@ impl Client {
         }
     }
 
+    /// GETs `path` for `operation` (about `id`); a query refused before
+    /// any request says the operation too.
     fn get<T: serde::de::DeserializeOwned>(
         &self,
+        operation: &'static str,
+        id: Option<&str>,
         path: &str,
-        query: query::Pairs,
+        query: Result<query::Pairs, Error>,
     ) -> Result<T, Error> {
-        self.inner.execute(Call::get(path, query))
+        let query = query.map_err(|e| e.during(operation, id))?;
+        self.inner.execute(Call {
+            id,
+            ..Call::get(operation, path, query)
+        })
     }
 
-    fn list<T, L: ListBody<T>>(&self, path: &str, query: query::Pairs) -> Result<Page<T>, Error> {
-        self.get::<L>(path, query).map(L::into_page)
+    fn list<T, L: ListBody<T>>(
+        &self,
+        operation: &'static str,
+        id: Option<&str>,
+        path: &str,
+        query: Result<query::Pairs, Error>,
+    ) -> Result<Page<T>, Error> {
+        self.get::<L>(operation, id, path, query).map(L::into_page)
     }
 
     /// A lazy walk over an offset list: `list` fetches one page.
     fn offset_walk<Q, T>(
         &self,
+        operation: &'static str,
         query: &Q,
         list: fn(&Client, &Q) -> Result<Page<T>, Error>,
     ) -> Pages<T>
@@ -173,19 +143,24 @@ impl Client {
         let query = query.clone();
         let fetch: Fetch<T> = Box::new(move |at| {
             let At::Offset(offset) = at else {
-                return Err(Error::Pagination(
-                    "internal: an offset walk got a cursor".into(),
-                ));
+                return Err(Error::pagination("internal: an offset walk got a cursor"));
             };
             list(&client, &query.with_page(offset, limit))
         });
-        Pages::offset(limit, start, self.inner.settings.max_pages, fetch)
+        Pages::offset(
+            operation,
+            limit,
+            start,
+            self.inner.settings.max_pages,
+            fetch,
+        )
     }
 
     /// A lazy walk over a cursor list: `list` fetches one page. Walks ask
     /// for 100 rows a page unless the query says otherwise.
     fn cursor_walk<Q, T>(
         &self,
+        operation: &'static str,
         query: &Q,
         list: impl Fn(&Client, &Q) -> Result<Page<T>, Error> + Send + 'static,
     ) -> Pages<T>
@@ -202,13 +177,12 @@ impl Client {
         let start = query.start_cursor();
         let fetch: Fetch<T> = Box::new(move |at| {
             let At::Cursor(cursor) = at else {
-                return Err(Error::Pagination(
-                    "internal: a cursor walk got an offset".into(),
-                ));
+                return Err(Error::pagination("internal: a cursor walk got an offset"));
             };
             list(&client, &query.with_cursor(cursor.map(str::to_owned)))
         });
         Pages::cursor(
+            operation,
             limit,
             direction,
             start,
@@ -225,9 +199,9 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::Api`] with 404 when the aggregator is unknown.
+    /// Any [`Error`]; a 404 ([`Error::is_not_found`]) when the aggregator is unknown.
     pub fn get_aggregator(&self) -> Result<Aggregator, Error> {
-        self.get("", Vec::new())
+        self.get("get_aggregator", None, "", Ok(Vec::new()))
     }
 
     // --- Access keys ----------------------------------------------------
@@ -238,14 +212,14 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::InvalidInput`] for a name holding a comma.
+    /// Any [`Error`]; [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for a name holding a comma.
     pub fn list_access_keys(&self, query: &KeyQuery) -> Result<Page<AccessKey>, Error> {
-        self.list::<_, wire::KeyList>("/keys", query.pairs()?)
+        self.list::<_, wire::KeyList>("list_access_keys", None, "/keys", query.pairs())
     }
 
     /// Every access key, page by page.
     pub fn access_keys(&self, query: &KeyQuery) -> Pages<AccessKey> {
-        self.offset_walk(query, Client::list_access_keys)
+        self.offset_walk("access_keys", query, Client::list_access_keys)
     }
 
     /// Rotates an access key: the server replaces its secret at once and
@@ -262,11 +236,13 @@ impl Client {
     ///
     /// Any [`Error`]; nothing is retried. When the answer holds the new
     /// secret but another field does not decode, the error is
-    /// [`Error::Decode`] and [`Error::rotated_secret`] gives the secret:
+    /// [`ErrorKind::Decode`](crate::ErrorKind::Decode) and [`Error::rotated_secret`] gives the secret:
     /// the rotation happened, so store it.
     pub fn rotate_access_key(&self, id: &AccessKeyId) -> Result<AccessKey, Error> {
         let path = format!("/keys/{}/rotate", encode_component(id.as_str()));
         self.inner.execute(Call {
+            operation: "rotate_access_key",
+            id: Some(id.as_str()),
             method: Method::PUT,
             path: &path,
             query: Vec::new(),
@@ -283,14 +259,14 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::InvalidInput`] for a name holding a comma.
+    /// Any [`Error`]; [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for a name holding a comma.
     pub fn list_merchants(&self, query: &MerchantQuery) -> Result<Page<AggregatorMerchant>, Error> {
-        self.list::<_, wire::MerchantList>("/merchants", query.pairs()?)
+        self.list::<_, wire::MerchantList>("list_merchants", None, "/merchants", query.pairs())
     }
 
     /// Every aggregator merchant, page by page.
     pub fn merchants(&self, query: &MerchantQuery) -> Pages<AggregatorMerchant> {
-        self.offset_walk(query, Client::list_merchants)
+        self.offset_walk("merchants", query, Client::list_merchants)
     }
 
     /// One page of rail merchants.
@@ -304,12 +280,17 @@ impl Client {
         &self,
         query: &RailMerchantQuery,
     ) -> Result<Page<RailMerchant>, Error> {
-        self.list::<_, wire::RailMerchantList>("/rail-merchants", query.pairs()?)
+        self.list::<_, wire::RailMerchantList>(
+            "list_rail_merchants",
+            None,
+            "/rail-merchants",
+            query.pairs(),
+        )
     }
 
     /// Every rail merchant, page by page.
     pub fn rail_merchants(&self, query: &RailMerchantQuery) -> Pages<RailMerchant> {
-        self.offset_walk(query, Client::list_rail_merchants)
+        self.offset_walk("rail_merchants", query, Client::list_rail_merchants)
     }
 
     /// Reads one rail merchant.
@@ -318,10 +299,15 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::Api`] with 404 for an unknown merchant.
+    /// Any [`Error`]; a 404 ([`Error::is_not_found`]) for an unknown merchant.
     pub fn get_rail_merchant(&self, id: &RailMerchantId) -> Result<RailMerchant, Error> {
         let path = format!("/rail-merchants/{}", encode_component(id.as_str()));
-        self.get(&path, Vec::new())
+        self.get(
+            "get_rail_merchant",
+            Some(id.as_str()),
+            &path,
+            Ok(Vec::new()),
+        )
     }
 
     // --- QR codes -------------------------------------------------------
@@ -334,12 +320,12 @@ impl Client {
     ///
     /// Any [`Error`].
     pub fn list_qr_codes(&self, query: &QrCodeQuery) -> Result<Page<QrCode>, Error> {
-        self.list::<_, wire::QrCodeList>("/qrs", query.pairs()?)
+        self.list::<_, wire::QrCodeList>("list_qr_codes", None, "/qrs", query.pairs())
     }
 
     /// Every QR code of the query, page by page.
     pub fn qr_codes(&self, query: &QrCodeQuery) -> Pages<QrCode> {
-        self.offset_walk(query, Client::list_qr_codes)
+        self.offset_walk("qr_codes", query, Client::list_qr_codes)
     }
 
     // --- Payments and refunds -------------------------------------------
@@ -350,10 +336,15 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::Api`] with 404 for an unknown payment.
+    /// Any [`Error`]; a 404 ([`Error::is_not_found`]) for an unknown payment.
     pub fn get_payment_charges(&self, id: &PaymentId) -> Result<PaymentCharges, Error> {
         let path = format!("/payments/{}/charges", encode_component(id.as_str()));
-        self.get(&path, Vec::new())
+        self.get(
+            "get_payment_charges",
+            Some(id.as_str()),
+            &path,
+            Ok(Vec::new()),
+        )
     }
 
     /// One page of refunds.
@@ -364,12 +355,12 @@ impl Client {
     ///
     /// Any [`Error`].
     pub fn list_refunds(&self, query: &RefundQuery) -> Result<Page<Refund>, Error> {
-        self.list::<_, wire::RefundList>("/refunds", query.pairs()?)
+        self.list::<_, wire::RefundList>("list_refunds", None, "/refunds", query.pairs())
     }
 
     /// Every refund of the query, page by page.
     pub fn refunds(&self, query: &RefundQuery) -> Pages<Refund> {
-        self.offset_walk(query, Client::list_refunds)
+        self.offset_walk("refunds", query, Client::list_refunds)
     }
 
     // --- Settlements ----------------------------------------------------
@@ -380,19 +371,24 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::InvalidInput`] for a status without a filter
+    /// Any [`Error`]; [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for a status without a filter
     /// integer.
     pub fn list_settlement_batches(
         &self,
         query: &BatchQuery,
     ) -> Result<Page<SettlementBatch>, Error> {
-        self.list::<_, wire::BatchList>("/settlements/batches", query.pairs()?)
+        self.list::<_, wire::BatchList>(
+            "list_settlement_batches",
+            None,
+            "/settlements/batches",
+            query.pairs(),
+        )
     }
 
     /// Every settlement batch of the query, page by page (100 a page
     /// unless the query sets a limit).
     pub fn settlement_batches(&self, query: &BatchQuery) -> Pages<SettlementBatch> {
-        self.cursor_walk(query, Client::list_settlement_batches)
+        self.cursor_walk("settlement_batches", query, Client::list_settlement_batches)
     }
 
     fn batch_rows_path(batch: &BatchToken) -> String {
@@ -408,13 +404,18 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::Api`] with 404 for an unknown batch.
+    /// Any [`Error`]; a 404 ([`Error::is_not_found`]) for an unknown batch.
     pub fn list_batch_transactions(
         &self,
         batch: &BatchToken,
         query: &TransactionQuery,
     ) -> Result<Page<Transaction>, Error> {
-        self.list::<_, wire::TransactionList>(&Self::batch_rows_path(batch), query.pairs(false)?)
+        self.list::<_, wire::TransactionList>(
+            "list_batch_transactions",
+            Some(batch.as_str()),
+            &Self::batch_rows_path(batch),
+            query.pairs(false),
+        )
     }
 
     /// Every payment and refund transaction of a batch, page by page (100 a
@@ -426,24 +427,72 @@ impl Client {
         query: &TransactionQuery,
     ) -> Pages<Transaction> {
         let batch = batch.clone();
-        self.cursor_walk(query, move |c, q| c.list_batch_transactions(&batch, q))
+        self.cursor_walk("batch_transactions", query, move |c, q| {
+            c.list_batch_transactions(&batch, q)
+        })
+    }
+
+    /// How many payment and refund transactions of a batch match the
+    /// query: one request for one row, its count read (the server's
+    /// `filtered_count`), nothing walked. Compare it with the rows a walk
+    /// kept to verify a final batch.
+    ///
+    /// ```no_run
+    /// use aggpay::{BatchToken, Client, TransactionQuery};
+    ///
+    /// let client = Client::from_env()?;
+    /// let batch = BatchToken::parse("sb_0f8fad5b-d9cb-469f-a165-70867728950e")?;
+    /// let rows = client.count_batch_transactions(&batch, &TransactionQuery::new())?;
+    /// println!("{batch} holds {rows} transactions");
+    /// # Ok::<(), aggpay::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_batch_transactions`].
+    pub fn count_batch_transactions(
+        &self,
+        batch: &BatchToken,
+        query: &TransactionQuery,
+    ) -> Result<u64, Error> {
+        self.list_batch_transactions(batch, &query.clone().limit(1))
+            .map(|page| page.count)
+    }
+
+    /// How many settlement payouts of a batch match the query, as
+    /// [`Client::count_batch_transactions`] counts transactions.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_batch_payouts`].
+    pub fn count_batch_payouts(
+        &self,
+        batch: &BatchToken,
+        query: &TransactionQuery,
+    ) -> Result<u64, Error> {
+        self.list_batch_payouts(batch, &query.clone().limit(1))
+            .map(|page| page.count)
     }
 
     /// One page of a batch's settlement payouts (`only_settlement_txns=true`).
     ///
-    /// Same operation as [`Client::list_batch_transactions`]; API.md does
-    /// not show the payout element, so [`SettlementPayout`] follows the
-    /// reference's shape.
+    /// Same operation as [`Client::list_batch_transactions`], asking for
+    /// the settlement payouts instead of the payments and refunds.
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::Api`] with 404 for an unknown batch.
+    /// Any [`Error`]; a 404 ([`Error::is_not_found`]) for an unknown batch.
     pub fn list_batch_payouts(
         &self,
         batch: &BatchToken,
         query: &TransactionQuery,
     ) -> Result<Page<SettlementPayout>, Error> {
-        self.list::<_, wire::PayoutList>(&Self::batch_rows_path(batch), query.pairs(true)?)
+        self.list::<_, wire::PayoutList>(
+            "list_batch_payouts",
+            Some(batch.as_str()),
+            &Self::batch_rows_path(batch),
+            query.pairs(true),
+        )
     }
 
     /// Every settlement payout of a batch, page by page.
@@ -453,7 +502,9 @@ impl Client {
         query: &TransactionQuery,
     ) -> Pages<SettlementPayout> {
         let batch = batch.clone();
-        self.cursor_walk(query, move |c, q| c.list_batch_payouts(&batch, q))
+        self.cursor_walk("batch_payouts", query, move |c, q| {
+            c.list_batch_payouts(&batch, q)
+        })
     }
 
     /// Creates an asynchronous settlement report export.
@@ -464,9 +515,27 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::InvalidInput`] for a merchant export without
+    /// Any [`Error`]; [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for a merchant export without
     /// a merchant or a batch export with one.
     pub fn create_report_export(&self, export: &NewReportExport) -> Result<ReportExport, Error> {
+        self.check_export(export)
+            .map_err(|e| e.during("create_report_export", None))?;
+        let body = serde_json::to_vec(export)
+            .map_err(|e| Error::invalid_input("report export", format!("cannot encode: {e}")))?;
+        let created: wire::ReportExportCreated = self.inner.execute(Call {
+            operation: "create_report_export",
+            id: None,
+            method: Method::POST,
+            path: "/settlements/report-exports",
+            query: Vec::new(),
+            body: Some(body),
+            rotation: false,
+        })?;
+        Ok(created.report_export)
+    }
+
+    /// A merchant export names its merchant; a batch export does not.
+    fn check_export(&self, export: &NewReportExport) -> Result<(), Error> {
         match (&export.kind, &export.merchant_id) {
             (ReportKind::Batch, Some(_)) => {
                 return Err(Error::invalid_input(
@@ -482,16 +551,7 @@ impl Client {
             }
             _ => {}
         }
-        let body = serde_json::to_vec(export)
-            .map_err(|e| Error::invalid_input("report export", format!("cannot encode: {e}")))?;
-        let created: wire::ReportExportCreated = self.inner.execute(Call {
-            method: Method::POST,
-            path: "/settlements/report-exports",
-            query: Vec::new(),
-            body: Some(body),
-            rotation: false,
-        })?;
-        Ok(created.report_export)
+        Ok(())
     }
 
     // --- Lookups --------------------------------------------------------
@@ -504,9 +564,9 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::InvalidInput`] for an empty IBAN or number.
+    /// Any [`Error`]; [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for an empty IBAN or number.
     pub fn get_account_info(&self, query: &AccountQuery) -> Result<AccountInfo, Error> {
-        self.get("/account-info", query.pairs()?)
+        self.get("get_account_info", None, "/account-info", query.pairs())
     }
 
     /// Fetches account title metadata for a till-code alias. Same usage
@@ -516,9 +576,14 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::InvalidInput`] for an empty till code.
+    /// Any [`Error`]; [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for an empty till code.
     pub fn fetch_till_code_title(&self, query: &TillCodeQuery) -> Result<AccountInfo, Error> {
-        self.get("/title-fetch/alias", query.pairs()?)
+        self.get(
+            "fetch_till_code_title",
+            None,
+            "/title-fetch/alias",
+            query.pairs(),
+        )
     }
 
     /// Reads one alias.
@@ -527,10 +592,10 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any [`Error`]; [`Error::Api`] with 404 for an unknown alias.
+    /// Any [`Error`]; a 404 ([`Error::is_not_found`]) for an unknown alias.
     pub fn get_alias(&self, id: &AliasId) -> Result<Alias, Error> {
         let path = format!("/alias/{}", encode_component(id.as_str()));
-        self.get(&path, Vec::new())
+        self.get("get_alias", Some(id.as_str()), &path, Ok(Vec::new()))
     }
 
     // --- Ledger and webhooks --------------------------------------------
@@ -543,7 +608,12 @@ impl Client {
     ///
     /// Any [`Error`].
     pub fn get_ledger_account(&self) -> Result<LedgerAccount, Error> {
-        self.get("/ledger/accounts", Vec::new())
+        self.get(
+            "get_ledger_account",
+            None,
+            "/ledger/accounts",
+            Ok(Vec::new()),
+        )
     }
 
     /// One page of webhook endpoints.
@@ -554,12 +624,12 @@ impl Client {
     ///
     /// Any [`Error`].
     pub fn list_webhooks(&self, query: &WebhookQuery) -> Result<Page<WebhookEndpoint>, Error> {
-        self.list::<_, wire::WebhookList>("/webhooks", query.pairs()?)
+        self.list::<_, wire::WebhookList>("list_webhooks", None, "/webhooks", query.pairs())
     }
 
     /// Every webhook endpoint, page by page.
     pub fn webhooks(&self, query: &WebhookQuery) -> Pages<WebhookEndpoint> {
-        self.offset_walk(query, Client::list_webhooks)
+        self.offset_walk("webhooks", query, Client::list_webhooks)
     }
 }
 
@@ -577,9 +647,13 @@ mod tests {
 
     #[test]
     fn debug_hides_the_secret() {
-        let client = Client::builder("http://127.0.0.1:1", "agg_1", "super-secret-value")
-            .build()
-            .unwrap();
+        let client = Client::builder(
+            "http://127.0.0.1:1",
+            "agg_1".parse().unwrap(),
+            "super-secret-value",
+        )
+        .build()
+        .unwrap();
         let text = format!("{client:?} {client:#?}");
         assert!(!text.contains("super-secret-value"), "{text}");
         assert!(text.contains("<redacted>"));

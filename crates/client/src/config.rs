@@ -1,4 +1,4 @@
-//! Client configuration: the builder, the retry policy, TLS trust and proxies.
+//! Client configuration: the builder, TLS trust and proxies.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use crate::client::Client;
 use crate::error::Error;
+use crate::retry::RetryPolicy;
+use crate::transport::{Inner, Settings};
 use crate::{AggregatorId, Secret};
 
 /// Default limit of a response body: ten pages of 100 transactions are well
@@ -21,160 +23,6 @@ pub const ENV_SECRET_KEY: &str = "AGGPAY_SECRET_KEY";
 /// The environment variable with the path of a PEM file of CA certificates
 /// to trust instead of the bundled roots (a staging behind a private CA).
 pub const ENV_CA_CERT: &str = "AGGPAY_CA_CERT";
-
-/// When and how often idempotent requests are retried.
-///
-/// Only GET requests are retried, and only after a transport error, a
-/// timeout, 429 or 500/502/503/504. The delay before retry `n` (from 1) is
-/// drawn uniformly from `0..=min(max_delay, base_delay * 2^(n-1))` ("full
-/// jitter"); a `Retry-After` header sets a floor under it.
-///
-/// ```
-/// use std::time::Duration;
-/// use aggpay::RetryPolicy;
-///
-/// let policy = RetryPolicy::builder()
-///     .max_attempts(5)
-///     .base_delay(Duration::from_millis(100))
-///     .build();
-/// assert_eq!(policy.max_attempts(), 5);
-/// assert_eq!(RetryPolicy::none().max_attempts(), 1);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RetryPolicy {
-    max_attempts: u32,
-    base_delay: Duration,
-    max_delay: Duration,
-    max_retry_after: Duration,
-    max_total_wait: Option<Duration>,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        Self {
-            max_attempts: 4,
-            base_delay: Duration::from_millis(200),
-            max_delay: Duration::from_secs(10),
-            max_retry_after: Duration::from_secs(60),
-            max_total_wait: None,
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// The default: 4 attempts, 200 ms base, 10 s cap, `Retry-After` up to 60 s.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// No retries: every request is made once.
-    pub fn none() -> Self {
-        Self {
-            max_attempts: 1,
-            ..Self::default()
-        }
-    }
-
-    /// A policy built from the default.
-    pub fn builder() -> RetryPolicyBuilder {
-        RetryPolicyBuilder(Self::default())
-    }
-
-    /// Attempts in all, the first included.
-    pub fn max_attempts(&self) -> u32 {
-        self.max_attempts
-    }
-
-    /// The delay scale of the first retry.
-    pub fn base_delay(&self) -> Duration {
-        self.base_delay
-    }
-
-    /// The largest backoff delay.
-    pub fn max_delay(&self) -> Duration {
-        self.max_delay
-    }
-
-    /// The longest `Retry-After` honoured.
-    pub fn max_retry_after(&self) -> Duration {
-        self.max_retry_after
-    }
-
-    /// The most time the retries of a client and its clones may spend
-    /// waiting, all requests together (`None`: no bound but the others).
-    pub fn max_total_wait(&self) -> Option<Duration> {
-        self.max_total_wait
-    }
-
-    /// The backoff delay before retry `retry` (1 for the first retry), given
-    /// a uniform random number in `0..=u64::MAX`.
-    pub(crate) fn backoff(&self, retry: u32, random: u64) -> Duration {
-        let factor = 1u32
-            .checked_shl(retry.saturating_sub(1))
-            .unwrap_or(u32::MAX);
-        let ceiling = self.base_delay.saturating_mul(factor).min(self.max_delay);
-        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
-        Duration::from_nanos(if nanos == 0 { 0 } else { random % (nanos + 1) })
-    }
-}
-
-/// Builds a [`RetryPolicy`].
-#[derive(Debug, Clone)]
-pub struct RetryPolicyBuilder(RetryPolicy);
-
-impl RetryPolicyBuilder {
-    /// Attempts in all, the first included (at least 1; default 4).
-    pub fn max_attempts(mut self, attempts: u32) -> Self {
-        self.0.max_attempts = attempts.max(1);
-        self
-    }
-
-    /// The delay scale of the first retry (default 200 ms).
-    pub fn base_delay(mut self, delay: Duration) -> Self {
-        self.0.base_delay = delay;
-        self
-    }
-
-    /// The largest backoff delay (default 10 s).
-    pub fn max_delay(mut self, delay: Duration) -> Self {
-        self.0.max_delay = delay;
-        self
-    }
-
-    /// The longest `Retry-After` honoured (default 60 s); a server asking
-    /// for more gets its error returned instead of a long sleep.
-    pub fn max_retry_after(mut self, delay: Duration) -> Self {
-        self.0.max_retry_after = delay;
-        self
-    }
-
-    /// A bound on the time the retries of a client and its clones may
-    /// spend waiting, all requests together: a batch job's patience. Once
-    /// it is spent, a failure is returned at once instead of retried
-    /// (default: no bound beyond the others).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use aggpay::RetryPolicy;
-    ///
-    /// // A nightly job: patient with a flaky server, within half an hour.
-    /// let patient = RetryPolicy::builder()
-    ///     .max_attempts(10)
-    ///     .max_delay(Duration::from_secs(120))
-    ///     .max_total_wait(Duration::from_secs(1800))
-    ///     .build();
-    /// assert_eq!(patient.max_total_wait(), Some(Duration::from_secs(1800)));
-    /// ```
-    pub fn max_total_wait(mut self, budget: Duration) -> Self {
-        self.0.max_total_wait = Some(budget);
-        self
-    }
-
-    /// The policy.
-    pub fn build(self) -> RetryPolicy {
-        self.0
-    }
-}
 
 /// Which proxy requests go through.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -239,7 +87,7 @@ impl fmt::Debug for CaSource {
 /// use std::time::Duration;
 /// use aggpay::{Client, RetryPolicy};
 ///
-/// let client = Client::builder("https://staging.example.com/pay", "agg_123", "secret")
+/// let client = Client::builder("https://staging.example.com/pay", "agg_123".parse().unwrap(), "secret")
 ///     .timeout(Duration::from_secs(20))
 ///     .retry(RetryPolicy::builder().max_attempts(3).build())
 ///     .ca_certificate_file("/etc/aggpay/staging-ca.pem")
@@ -249,7 +97,7 @@ impl fmt::Debug for CaSource {
 #[derive(Debug, Clone)]
 pub struct ClientBuilder {
     base_url: String,
-    aggregator_id: String,
+    aggregator_id: AggregatorId,
     secret: Secret,
     timeout_connect: Duration,
     timeout: Duration,
@@ -263,29 +111,38 @@ pub struct ClientBuilder {
     proxy: ProxyConfig,
 }
 
-/// The checked settings a [`Client`] runs with.
-#[derive(Debug, Clone)]
-pub(crate) struct Settings {
-    pub(crate) base_url: String,
-    pub(crate) aggregator_id: AggregatorId,
-    pub(crate) secret: Secret,
-    pub(crate) timeout_connect: Duration,
-    pub(crate) timeout: Duration,
-    pub(crate) max_body: u64,
-    pub(crate) retry: RetryPolicy,
-    pub(crate) max_pages: u64,
-    pub(crate) min_interval: Option<Duration>,
+impl Client {
+    /// Starts building a client. `base_url` includes the service's own path
+    /// prefix; a trailing slash or none both work.
+    pub fn builder(
+        base_url: impl Into<String>,
+        aggregator_id: AggregatorId,
+        secret_key: impl Into<Secret>,
+    ) -> ClientBuilder {
+        ClientBuilder::new(base_url, aggregator_id, secret_key)
+    }
+
+    /// A client configured from the environment, with default settings
+    /// otherwise: see [`ClientBuilder::from_env`].
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Config`](crate::ErrorKind::Config) naming the first missing variable, or the errors of
+    /// [`ClientBuilder::build`].
+    pub fn from_env() -> Result<Client, Error> {
+        ClientBuilder::from_env()?.build()
+    }
 }
 
 impl ClientBuilder {
     pub(crate) fn new(
         base_url: impl Into<String>,
-        aggregator_id: impl Into<String>,
+        aggregator_id: AggregatorId,
         secret: impl Into<Secret>,
     ) -> Self {
         Self {
             base_url: base_url.into(),
-            aggregator_id: aggregator_id.into(),
+            aggregator_id,
             secret: secret.into(),
             timeout_connect: Duration::from_secs(10),
             timeout: Duration::from_secs(30),
@@ -307,7 +164,7 @@ impl ClientBuilder {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] naming the first missing variable.
+    /// [`ErrorKind::Config`](crate::ErrorKind::Config) naming the first missing variable.
     pub fn from_env() -> Result<Self, Error> {
         Self::from_vars(|name| std::env::var(name).ok())
     }
@@ -316,11 +173,13 @@ impl ClientBuilder {
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let var = |name: &str| {
             get(name)
-                .ok_or_else(|| Error::Config(format!("environment variable {name} is not set")))
+                .ok_or_else(|| Error::config(format!("environment variable {name} is not set")))
         };
         let base = var(ENV_BASE_URL)?;
         let aggregator = var(ENV_AGGREGATOR_ID)?;
         let secret = Secret::new(var(ENV_SECRET_KEY)?);
+        let aggregator = AggregatorId::parse(aggregator)
+            .map_err(|e| Error::config(format!("{ENV_AGGREGATOR_ID}: {}", e.kind())))?;
         let mut builder = Self::new(base, aggregator, secret);
         if let Some(path) = get(ENV_CA_CERT) {
             builder = builder.ca_certificate_file(path);
@@ -355,7 +214,7 @@ impl ClientBuilder {
         self
     }
 
-    /// Retry policy for idempotent requests (default [`RetryPolicy::new`]).
+    /// Retry policy for idempotent requests (default: [`RetryPolicy::default`]).
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
         self
@@ -403,33 +262,31 @@ impl ClientBuilder {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for a base URL that [`rules::parse_base_url`]
-    /// refuses, a zero timeout, a CA file that cannot be read or holds no
-    /// certificate, or a proxy URL that is not one;
-    /// [`Error::InvalidInput`] for an aggregator id without `agg_`.
-    ///
-    /// [`rules::parse_base_url`]: crate::rules::parse_base_url
+    /// [`ErrorKind::Config`](crate::ErrorKind::Config) for a base URL that
+    /// is not an absolute `http` or `https` URL without a query, a fragment
+    /// or credentials, a zero timeout, a rate limit out of range, a CA file
+    /// that cannot be read or holds no certificate, or a proxy URL that is
+    /// not one.
     pub fn build(self) -> Result<Client, Error> {
         let base_url = crate::rules::parse_base_url(&self.base_url).map_err(|why| {
-            Error::Config(format!(
+            Error::config(format!(
                 "the base url `{}` {why}",
-                crate::util::excerpt(&self.base_url, 80)
+                crate::text::excerpt(&self.base_url, 80)
             ))
         })?;
-        let aggregator_id = AggregatorId::parse(self.aggregator_id.as_str())?;
         if self.timeout.is_zero() || self.timeout_connect.is_zero() {
-            return Err(Error::Config("timeouts must be above zero".into()));
+            return Err(Error::config("timeouts must be above zero"));
         }
         let min_interval = match self.rate_limit {
             None => None,
-            Some(r) if crate::util::RATE_LIMIT_RANGE.contains(&r) => {
+            Some(r) if crate::cli::RATE_LIMIT_RANGE.contains(&r) => {
                 Some(Duration::from_secs_f64(1.0 / r))
             }
             Some(r) => {
-                return Err(Error::Config(format!(
+                return Err(Error::config(format!(
                     "a rate limit of {r} requests per second is out of range ({:.6} to {})",
-                    crate::util::RATE_LIMIT_RANGE.start(),
-                    crate::util::RATE_LIMIT_RANGE.end()
+                    crate::cli::RATE_LIMIT_RANGE.start(),
+                    crate::cli::RATE_LIMIT_RANGE.end()
                 )));
             }
         };
@@ -451,7 +308,7 @@ impl ClientBuilder {
             .new_agent();
         let settings = Settings {
             base_url,
-            aggregator_id,
+            aggregator_id: self.aggregator_id,
             secret: self.secret,
             timeout_connect: self.timeout_connect,
             timeout: self.timeout,
@@ -460,7 +317,7 @@ impl ClientBuilder {
             max_pages: self.max_pages,
             min_interval,
         };
-        Ok(Client::from_parts(agent, settings))
+        Ok(Client::from_inner(Inner::new(agent, settings)))
     }
 
     fn tls(&self) -> Result<ureq::tls::TlsConfig, Error> {
@@ -472,7 +329,7 @@ impl ClientBuilder {
         #[cfg(feature = "platform-verifier")]
         if self.platform_verifier {
             if !roots.is_empty() {
-                return Err(Error::Config(
+                return Err(Error::config(
                     "choose CA certificates or the platform verifier, not both".into(),
                 ));
             }
@@ -489,9 +346,9 @@ impl ClientBuilder {
             ProxyConfig::FromEnv => Ok(ureq::Proxy::try_from_env()),
             ProxyConfig::Direct => Ok(None),
             ProxyConfig::Url(url) => ureq::Proxy::new(url.expose()).map(Some).map_err(|e| {
-                Error::Config(format!(
+                Error::config(format!(
                     "the proxy `{}` is not usable: {e}",
-                    crate::util::excerpt(&redact_userinfo(url.expose()), 80)
+                    crate::text::excerpt(&redact_userinfo(url.expose()), 80)
                 ))
             }),
         }
@@ -500,29 +357,11 @@ impl ClientBuilder {
 
 /// The certificates of one CA source; an error names the file.
 fn read_ca(source: &CaSource) -> Result<Vec<ureq::tls::Certificate<'static>>, Error> {
-    let (pem, origin) = match source {
-        CaSource::Pem(pem) => (pem.clone(), "the CA PEM".to_owned()),
-        CaSource::File(path) => {
-            let origin = format!("the CA file {}", path.display());
-            let pem = std::fs::read(path)
-                .map_err(|e| Error::Config(format!("cannot read {origin}: {e}")))?;
-            (pem, origin)
-        }
-    };
-    let mut certs = Vec::new();
-    for item in ureq::tls::parse_pem(&pem) {
-        match item {
-            Ok(ureq::tls::PemItem::Certificate(cert)) => certs.push(cert),
-            Ok(_) => {}
-            Err(e) => return Err(Error::Config(format!("{origin} is not valid PEM: {e}"))),
-        }
+    match source {
+        CaSource::Pem(pem) => aggpay_internal::http::ca_certificates(pem, "the CA PEM"),
+        CaSource::File(path) => aggpay_internal::http::ca_file(path),
     }
-    if certs.is_empty() {
-        return Err(Error::Config(format!(
-            "{origin} holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
-        )));
-    }
-    Ok(certs)
+    .map_err(|e| Error::config(e.to_string()))
 }
 
 #[cfg(test)]
@@ -532,13 +371,16 @@ mod tests {
     #[test]
     fn rate_limits_are_range_checked() {
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-300, 1e20] {
-            let err = ClientBuilder::new("http://x", "agg_1", "k")
+            let err = ClientBuilder::new("http://x", "agg_1".parse().unwrap(), "k")
                 .rate_limit(bad)
                 .build()
                 .unwrap_err();
-            assert!(matches!(err, Error::Config(_)), "{bad}: {err:?}");
+            assert!(
+                matches!(err.kind(), crate::ErrorKind::Config(_)),
+                "{bad}: {err:?}"
+            );
         }
-        let client = ClientBuilder::new("http://x", "agg_1", "k")
+        let client = ClientBuilder::new("http://x", "agg_1".parse().unwrap(), "k")
             .rate_limit(50.0)
             .build()
             .unwrap();
@@ -549,25 +391,6 @@ mod tests {
     }
 
     #[test]
-    fn backoff_is_full_jitter_under_a_cap() {
-        let p = RetryPolicy::builder()
-            .base_delay(Duration::from_millis(100))
-            .max_delay(Duration::from_secs(1))
-            .build();
-        assert_eq!(p.backoff(1, 0), Duration::ZERO);
-        assert_eq!(
-            p.backoff(1, u64::MAX),
-            Duration::from_nanos(u64::MAX % 100_000_001)
-        );
-        for retry in 1..40 {
-            for r in [0, 1, 12345, u64::MAX / 3, u64::MAX] {
-                assert!(p.backoff(retry, r) <= Duration::from_secs(1));
-            }
-        }
-        assert!(p.backoff(2, u64::MAX - 1) <= Duration::from_millis(200));
-    }
-
-    #[test]
     fn base_urls_are_checked() {
         for good in [
             "http://127.0.0.1:8080",
@@ -575,7 +398,9 @@ mod tests {
             "HTTPS://x",
         ] {
             assert!(
-                ClientBuilder::new(good, "agg_1", "k").build().is_ok(),
+                ClientBuilder::new(good, "agg_1".parse().unwrap(), "k")
+                    .build()
+                    .is_ok(),
                 "{good}"
             );
         }
@@ -591,29 +416,31 @@ mod tests {
             "https://bücher.example",
             "é://x",
         ] {
-            let err = ClientBuilder::new(bad, "agg_1", "k").build().unwrap_err();
-            assert!(matches!(err, Error::Config(_)), "{bad}: {err:?}");
+            let err = ClientBuilder::new(bad, "agg_1".parse().unwrap(), "k")
+                .build()
+                .unwrap_err();
+            assert!(
+                matches!(err.kind(), crate::ErrorKind::Config(_)),
+                "{bad}: {err:?}"
+            );
         }
         assert!(matches!(
-            ClientBuilder::new("http://x", "pm_1", "k").build(),
-            Err(Error::InvalidInput { .. })
-        ));
-        assert!(matches!(
-            ClientBuilder::new("http://x", "agg_1", "k")
+            ClientBuilder::new("http://x", "agg_1".parse().unwrap(), "k")
                 .timeout(Duration::ZERO)
-                .build(),
-            Err(Error::Config(_))
+                .build()
+                .map_err(Error::into_kind),
+            Err(crate::ErrorKind::Config(_))
         ));
     }
 
     #[test]
     fn ca_sources_are_checked_and_named() {
-        let err = ClientBuilder::new("https://x", "agg_1", "k")
+        let err = ClientBuilder::new("https://x", "agg_1".parse().unwrap(), "k")
             .ca_certificate_file("/nonexistent/ca.pem")
             .build()
             .unwrap_err();
         assert!(err.to_string().contains("/nonexistent/ca.pem"), "{err}");
-        let err = ClientBuilder::new("https://x", "agg_1", "k")
+        let err = ClientBuilder::new("https://x", "agg_1".parse().unwrap(), "k")
             .ca_certificates_pem("not a certificate")
             .build()
             .unwrap_err();
@@ -628,7 +455,7 @@ mod tests {
         let err = ClientBuilder::from_vars(vars(&[ENV_BASE_URL, ENV_AGGREGATOR_ID])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "configure the client: environment variable AGGPAY_SECRET_KEY is not set"
+            "invalid configuration: environment variable AGGPAY_SECRET_KEY is not set"
         );
         let builder = ClientBuilder::from_vars(|name| {
             Some(match name {
@@ -645,7 +472,7 @@ mod tests {
 
     #[test]
     fn debug_hides_secrets_and_proxy_credentials() {
-        let b = ClientBuilder::new("http://x", "agg_1", "super-secret")
+        let b = ClientBuilder::new("http://x", "agg_1".parse().unwrap(), "super-secret")
             .proxy(ProxyConfig::Url(Secret::new(
                 "http://user:hunter2@proxy:3128",
             )))
@@ -654,7 +481,7 @@ mod tests {
         assert!(!text.contains("super-secret"), "{text}");
         assert!(!text.contains("hunter2"), "{text}");
         assert!(text.contains("proxy:3128"), "{text}");
-        let err = ClientBuilder::new("http://x", "agg_1", "k")
+        let err = ClientBuilder::new("http://x", "agg_1".parse().unwrap(), "k")
             .proxy(ProxyConfig::Url(Secret::new("gopher://u:hunter2@")))
             .build()
             .unwrap_err();

@@ -14,7 +14,7 @@ use crate::rules;
 
 /// Keeps an offending value short and printable inside error messages.
 pub(crate) fn excerpt(value: &str) -> String {
-    crate::util::excerpt(value, 64)
+    crate::text::excerpt(value, 64)
 }
 
 macro_rules! prefixed_id {
@@ -31,7 +31,7 @@ macro_rules! prefixed_id {
             ///
             /// # Errors
             ///
-            /// [`Error::InvalidInput`] when the value lacks the prefix or
+            /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) when the value lacks the prefix or
             /// carries characters that are not URL-unreserved.
             pub fn parse(value: impl AsRef<str> + Into<String>) -> Result<Self, Error> {
                 if rules::has_prefix(value.as_ref(), $prefix) {
@@ -40,9 +40,8 @@ macro_rules! prefixed_id {
                     Err(Error::invalid_input(
                         $what,
                         format!(
-                            "`{}` is not a {} (expected `{}` followed by letters, digits, `.`, `_`, `~` or `-`)",
+                            "`{}` is not `{}` followed by letters, digits, `.`, `_`, `~` or `-`",
                             excerpt(value.as_ref()),
-                            $what,
                             $prefix,
                         ),
                     ))
@@ -130,6 +129,10 @@ prefixed_id!(
     TransactionToken, "txn_", "transaction token"
 );
 prefixed_id!(
+    /// A settlement payout token (`stxn_…`).
+    PayoutToken, "stxn_", "payout token"
+);
+prefixed_id!(
     /// A settlement batch token: `sb_` and exactly 39 characters in total.
     ///
     /// ```
@@ -206,8 +209,8 @@ prefixed_id!(
     PartnerId, "partner_", "partner id"
 );
 
-/// A numeric record `id`, serialized as a decimal string (API.md typing
-/// rule 2). List ordering of cursor lists is on this value.
+/// A numeric record `id`, serialized as a decimal string. Cursor lists are
+/// ordered on this value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NumericId(u64);
 
@@ -226,7 +229,7 @@ impl NumericId {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidInput`] for anything else, or a number above `u64::MAX`.
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for anything else, or a number above `u64::MAX`.
     pub fn parse(value: &str) -> Result<Self, Error> {
         if rules::is_numeric_id(value)
             && let Ok(n) = value.parse()
@@ -235,7 +238,10 @@ impl NumericId {
         }
         Err(Error::invalid_input(
             "numeric id",
-            format!("`{}` is not a numeric id", excerpt(value)),
+            format!(
+                "`{}` is not digits without a sign or a leading zero",
+                excerpt(value)
+            ),
         ))
     }
 }

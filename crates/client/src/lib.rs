@@ -43,7 +43,7 @@
 //!   every list and lookup takes a borrowed query value built with setters
 //!   ([`BatchQuery`], [`AccountQuery`], [`TillCodeQuery`], …). A bad
 //!   identifier cannot be built, and a query that cannot be sent faithfully
-//!   is refused with [`Error::InvalidInput`] before any request.
+//!   is refused with [`ErrorKind::InvalidInput`] before any request.
 //! - **Results.** A `get_*` returns the model; a `list_*` returns a
 //!   [`Page`] (records, counts, next cursor); a walk returns [`Pages`], an
 //!   iterator of `Result<T, Error>` that also hands out whole pages and a
@@ -65,7 +65,7 @@
 //!   jitter. Key rotation and report-export creation are never retried.
 //! - **Redirects** are never followed: the API does not redirect, and
 //!   following one would send the key to another address. A 3xx answer is
-//!   [`Error::Redirect`].
+//!   [`ErrorKind::Redirect`].
 //! - **TLS** trusts the bundled Mozilla roots, or the CA certificates you
 //!   give ([`ClientBuilder::ca_certificate_file`], `AGGPAY_CA_CERT`).
 //!   **Proxies** come from `ALL_PROXY`, `HTTPS_PROXY`, `HTTP_PROXY` and
@@ -76,13 +76,34 @@
 //! - **Pagination**: every list has an iterator ([`Pages`]) that fetches
 //!   lazily (cursor walks ask for 100 rows a page), stops as the API's rules
 //!   say, turns a repeated cursor or a record served twice into
-//!   [`Error::Pagination`] instead of looping, and can be checkpointed
+//!   [`ErrorKind::Pagination`] instead of looping, and can be checkpointed
 //!   ([`Pages::position`]) and resumed ([`Pages::resume_from`]).
 //!
-//! The [`rules`] module holds the textual rules of the API (prefixes, the
-//! 39-character batch token, paisa strings, timestamps, the key header),
-//! shared with the conformance harness and the mock server; [`util`] holds
-//! the few helpers the tools share.
+//! # Testing code built on this crate
+//!
+//! The models are `#[non_exhaustive]`: outside this crate they cannot be
+//! written as struct literals. With the `test-util` feature (in your
+//! `[dev-dependencies]`), every model has `example()`, a plausible record
+//! as the service sends it; set the fields a test cares about (they are
+//! public). Against a whole server, run `aggpay-mock`, this workspace's
+//! mock of the API.
+//!
+//! ```toml
+//! [dev-dependencies]
+//! aggpay = { version = "0.1", features = ["test-util"] }
+//! ```
+//!
+//! ```
+//! # #[cfg(feature = "test-util")] {
+//! use aggpay::{BatchStatus, Paisa, SettlementBatch, Transaction};
+//!
+//! let mut batch = SettlementBatch::example();
+//! batch.status = BatchStatus::Failed;
+//! let mut row = Transaction::example();
+//! row.net_amount = Paisa::new(1_000);
+//! assert!(batch.status.is_final());
+//! # }
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -95,29 +116,30 @@ mod id;
 mod model;
 mod model_util;
 mod open_enum;
-mod pace;
 mod page;
 mod paginate;
 mod query;
+mod retry;
 mod secret;
 mod transport;
 mod wire;
 
-pub mod rules;
-pub mod util;
+// The API's textual rules and safe text, shared with the workspace's tools
+// through an internal crate (not part of this crate's API).
+use aggpay_internal::{cli, rules, text};
 
 pub use amount::{Currency, Paisa};
 pub use client::{Client, ClientStats};
 pub use config::{
     ClientBuilder, DEFAULT_MAX_BODY, ENV_AGGREGATOR_ID, ENV_BASE_URL, ENV_CA_CERT, ENV_SECRET_KEY,
-    ProxyConfig, RetryPolicy, RetryPolicyBuilder,
+    ProxyConfig,
 };
-pub use error::{ApiError, Error, ErrorShape, TransportError};
+pub use error::{ApiError, Error, ErrorKind, ErrorShape, TransportError};
 pub use id::{
     AccessKeyId, AccessKeyToken, AggregatorId, AggregatorMerchantId, AliasId, BankAccountId,
     BatchToken, DepositorId, ExternalMerchantRef, JobId, KeyId, LedgerAccountId, NumericId,
-    PartnerId, PaymentId, QrCodeToken, RailMerchantId, ReportExportToken, TransactionToken,
-    VaultToken, WebhookToken,
+    PartnerId, PaymentId, PayoutToken, QrCodeToken, RailMerchantId, ReportExportToken,
+    TransactionToken, VaultToken, WebhookToken,
 };
 pub use model::*;
 pub use page::Page;
@@ -126,4 +148,9 @@ pub use query::{
     AccountQuery, BatchQuery, Direction, KeyQuery, MerchantQuery, QrCodeQuery, RailMerchantQuery,
     RefundQuery, TillCodeQuery, TransactionQuery, WebhookQuery,
 };
+pub use retry::{RetryPolicy, RetryPolicyBuilder};
 pub use secret::Secret;
+
+/// The date and time library of the models' timestamps, re-exported so
+/// that a user's code names the same `jiff` as this crate.
+pub use jiff;

@@ -103,7 +103,7 @@ impl FromStr for WalkPosition {
                 "walk position",
                 format!(
                     "`{}` is not a position this crate wrote",
-                    crate::util::excerpt(s, 80)
+                    crate::text::excerpt(s, 80)
                 ),
             )
         };
@@ -185,7 +185,7 @@ enum Mode {
 /// while let Some(page) = walk.next_page() {
 ///     // Commit the rows and the position together: a crash between
 ///     // pages loses nothing and repeats nothing.
-///     save(&page?, &walk.position().to_string());
+///     save(&page?.items, &walk.position().to_string());
 /// }
 /// # Ok::<(), aggpay::Error>(())
 /// ```
@@ -198,6 +198,8 @@ pub struct Pages<T> {
     done: bool,
     /// The counts of the latest page fetched: (count, total_count).
     counts: Option<(u64, Option<u64>)>,
+    /// The client method that made the walk: the context of its errors.
+    operation: &'static str,
 }
 
 impl<T> fmt::Debug for Pages<T> {
@@ -212,6 +214,7 @@ impl<T> fmt::Debug for Pages<T> {
 
 impl<T: ListRecord> Pages<T> {
     pub(crate) fn cursor(
+        operation: &'static str,
         limit: Option<u32>,
         direction: Direction,
         start: Option<String>,
@@ -225,6 +228,7 @@ impl<T: ListRecord> Pages<T> {
         };
         let start = start.filter(|c| !c.is_empty() && c != "0");
         Self::new(
+            operation,
             fetch,
             Mode::Cursor {
                 direction,
@@ -239,8 +243,15 @@ impl<T: ListRecord> Pages<T> {
         )
     }
 
-    pub(crate) fn offset(limit: u32, offset: u64, max_pages: u64, fetch: Fetch<T>) -> Self {
+    pub(crate) fn offset(
+        operation: &'static str,
+        limit: u32,
+        offset: u64,
+        max_pages: u64,
+        fetch: Fetch<T>,
+    ) -> Self {
         Self::new(
+            operation,
             fetch,
             Mode::Offset {
                 limit: u64::from(limit.max(1)),
@@ -253,8 +264,9 @@ impl<T: ListRecord> Pages<T> {
         )
     }
 
-    fn new(fetch: Fetch<T>, mode: Mode, max_pages: u64) -> Self {
+    fn new(operation: &'static str, fetch: Fetch<T>, mode: Mode, max_pages: u64) -> Self {
         Self {
+            operation,
             fetch,
             mode,
             buffer: VecDeque::new(),
@@ -270,7 +282,7 @@ impl<T: ListRecord> Pages<T> {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidInput`] when the position belongs to another kind of
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) when the position belongs to another kind of
     /// list (cursor or offset) or to a walk in the other direction.
     pub fn resume_from(mut self, position: &WalkPosition) -> Result<Self, Error> {
         self.buffer.clear();
@@ -392,17 +404,23 @@ impl<T: ListRecord> Pages<T> {
         self.counts.and_then(|(_, total)| total)
     }
 
-    /// The rest of the current page, or the next page: one call, one
-    /// fetch at most. `None` at the end; afterwards
-    /// [`position`](Pages::position) is at a page boundary.
-    pub fn next_page(&mut self) -> Option<Result<Vec<T>, Error>> {
+    /// The rest of the current page, or the next page, with the counts
+    /// the server sent with it: one call, one fetch at most. `None` at the
+    /// end; afterwards [`position`](Pages::position) is at a page
+    /// boundary.
+    pub fn next_page(&mut self) -> Option<Result<Page<T>, Error>> {
         loop {
             if !self.buffer.is_empty() {
                 let rows: Vec<T> = self.buffer.drain(..).collect();
                 if let Some(last) = rows.last() {
                     self.yielded(last, rows.len() as u64);
                 }
-                return Some(Ok(rows));
+                let (count, total_count) = self.counts.unwrap_or((0, None));
+                let next_cursor = match &self.mode {
+                    Mode::Cursor { next, .. } => next.clone(),
+                    Mode::Offset { .. } => None,
+                };
+                return Some(Ok(Page::new(rows, count, total_count, next_cursor)));
             }
             if self.done {
                 return None;
@@ -416,7 +434,7 @@ impl<T: ListRecord> Pages<T> {
     fn fail(&mut self, err: Error) -> Error {
         self.done = true;
         self.buffer.clear();
-        err
+        err.during(self.operation, None)
     }
 
     /// Notes that `count` rows up to `last` were handed to the caller.
@@ -436,7 +454,7 @@ impl<T: ListRecord> Pages<T> {
     /// Fetches the next page into the buffer; marks the walk done at the end.
     fn refill(&mut self) -> Result<(), Error> {
         if self.pages >= self.max_pages {
-            return Err(Error::Pagination(format!(
+            return Err(Error::pagination(format!(
                 "the list did not end within {} pages",
                 self.max_pages
             )));
@@ -476,7 +494,7 @@ impl<T: ListRecord> Pages<T> {
                     if let Some(prev) = *last_fetched
                         && !forward(id, prev)
                     {
-                        return Err(Error::Pagination(format!(
+                        return Err(Error::pagination(format!(
                             "record {id} came after {prev} in a {} walk: a repeated cursor or record",
                             direction.as_str()
                         )));
@@ -487,9 +505,9 @@ impl<T: ListRecord> Pages<T> {
                 let cursor = page.next_cursor.filter(|c| c != "0");
                 let ended = n == 0 || n < *effective_limit || cursor.is_none();
                 if !ended && cursor == asked {
-                    return Err(Error::Pagination(format!(
+                    return Err(Error::pagination(format!(
                         "the server repeated cursor {}",
-                        crate::util::excerpt(asked.as_deref().unwrap_or(""), 40)
+                        crate::text::excerpt(asked.as_deref().unwrap_or(""), 40)
                     )));
                 }
                 *next = if ended { None } else { cursor };
@@ -508,9 +526,9 @@ impl<T: ListRecord> Pages<T> {
                 let n = page.items.len() as u64;
                 for row in &page.items {
                     if !seen.insert(row.identity()) {
-                        return Err(Error::Pagination(format!(
+                        return Err(Error::pagination(format!(
                             "record {} was served twice",
-                            crate::util::excerpt(&row.identity(), 60)
+                            crate::text::excerpt(&row.identity(), 60)
                         )));
                     }
                 }
@@ -550,7 +568,10 @@ impl<T: ListRecord> std::iter::FusedIterator for Pages<T> {}
 
 mod rows {
     use super::{ListRecord, sealed::Sealed};
-    use crate::*;
+    use crate::{
+        AccessKey, AggregatorMerchant, NumericId, QrCode, RailMerchant, Refund, SettlementBatch,
+        SettlementPayout, Transaction, WebhookEndpoint,
+    };
 
     macro_rules! cursor_row {
         ($t:ty) => {
@@ -621,7 +642,7 @@ mod tests {
             let (rows, next) = pages.next().unwrap_or((vec![], ""));
             Ok(page(rows, next, 0))
         });
-        Pages::cursor(Some(limit), dir, None, 50, fetch)
+        Pages::cursor("test", Some(limit), dir, None, 50, fetch)
     }
 
     /// A server over ids 1..=n: pages after the cursor, next_cursor the
@@ -665,10 +686,21 @@ mod tests {
         )
         .collect();
         assert_eq!(out.len(), 3);
-        assert!(matches!(out[2], Err(Error::Pagination(_))), "{:?}", out[2]);
+        assert!(
+            matches!(
+                out[2].as_ref().map_err(Error::kind),
+                Err(crate::ErrorKind::Pagination(_))
+            ),
+            "{:?}",
+            out[2]
+        );
         let endless: Fetch<R> = Box::new(|_| Ok(page(vec![1, 2], "5", 0)));
-        let out: Vec<_> = Pages::cursor(Some(2), Direction::Asc, None, 50, endless).collect();
-        assert!(matches!(out.last(), Some(Err(Error::Pagination(_)))));
+        let out: Vec<_> =
+            Pages::cursor("test", Some(2), Direction::Asc, None, 50, endless).collect();
+        assert!(matches!(
+            out.last().map(|r| r.as_ref().map_err(Error::kind)),
+            Some(Err(crate::ErrorKind::Pagination(_)))
+        ));
         assert!(out.len() <= 4);
     }
 
@@ -679,9 +711,12 @@ mod tests {
             next += 2;
             Ok(page(vec![next - 1, next], "x", 0).with_cursor(next.to_string()))
         });
-        let out: Vec<_> = Pages::cursor(Some(2), Direction::Asc, None, 5, fetch).collect();
+        let out: Vec<_> = Pages::cursor("test", Some(2), Direction::Asc, None, 5, fetch).collect();
         assert_eq!(out.len(), 11);
-        assert!(matches!(out[10], Err(Error::Pagination(_))));
+        assert!(matches!(
+            out[10].as_ref().map_err(Error::kind),
+            Err(crate::ErrorKind::Pagination(_))
+        ));
     }
 
     impl<T> Page<T> {
@@ -701,7 +736,7 @@ mod tests {
             let rows = data.iter().skip(offset as usize).take(3).copied().collect();
             Ok(page(rows, "", 7))
         });
-        let out: Vec<_> = Pages::offset(3, 0, 50, fetch)
+        let out: Vec<_> = Pages::offset("test", 3, 0, 50, fetch)
             .map(|r| r.unwrap().0)
             .collect();
         assert_eq!(out, (0..7).collect::<Vec<_>>());
@@ -712,10 +747,13 @@ mod tests {
             };
             Ok(page((offset..(offset + 2).min(7)).collect(), "", 7))
         });
-        assert_eq!(Pages::offset(3, 0, 50, capped).count(), 7);
+        assert_eq!(Pages::offset("test", 3, 0, 50, capped).count(), 7);
         let stuck: Fetch<R> = Box::new(|_| Ok(page(vec![1], "", 9)));
-        let out: Vec<_> = Pages::offset(3, 0, 50, stuck).collect();
-        assert!(matches!(out.last(), Some(Err(Error::Pagination(_)))));
+        let out: Vec<_> = Pages::offset("test", 3, 0, 50, stuck).collect();
+        assert!(matches!(
+            out.last().map(|r| r.as_ref().map_err(Error::kind)),
+            Some(Err(crate::ErrorKind::Pagination(_)))
+        ));
     }
 
     #[test]
@@ -747,33 +785,39 @@ mod tests {
     #[test]
     fn a_walk_resumes_exactly_where_it_stopped() {
         for dir in [Direction::Asc, Direction::Desc] {
-            let all: Vec<u64> = Pages::cursor(Some(3), dir, None, 100, Box::new(server(10, dir)))
-                .map(|r| r.unwrap().0)
-                .collect();
+            let all: Vec<u64> =
+                Pages::cursor("test", Some(3), dir, None, 100, Box::new(server(10, dir)))
+                    .map(|r| r.unwrap().0)
+                    .collect();
             assert_eq!(all.len(), 10);
             for stop in 0..=10 {
-                let mut first = Pages::cursor(Some(3), dir, None, 100, Box::new(server(10, dir)));
+                let mut first =
+                    Pages::cursor("test", Some(3), dir, None, 100, Box::new(server(10, dir)));
                 let mut got: Vec<u64> = (&mut first).take(stop).map(|r| r.unwrap().0).collect();
                 let saved = first.position().to_string();
-                let second = Pages::cursor(Some(3), dir, None, 100, Box::new(server(10, dir)))
-                    .resume_from(&saved.parse().unwrap())
-                    .unwrap();
+                let second =
+                    Pages::cursor("test", Some(3), dir, None, 100, Box::new(server(10, dir)))
+                        .resume_from(&saved.parse().unwrap())
+                        .unwrap();
                 got.extend(second.map(|r| r.unwrap().0));
                 assert_eq!(got, all, "{dir:?} stop {stop} at {saved}");
             }
             // Page by page.
-            let mut walk = Pages::cursor(Some(3), dir, None, 100, Box::new(server(10, dir)));
+            let mut walk =
+                Pages::cursor("test", Some(3), dir, None, 100, Box::new(server(10, dir)));
             let first = walk.next_page().unwrap().unwrap();
             let saved = walk.position();
-            let rest: Vec<u64> = Pages::cursor(Some(3), dir, None, 100, Box::new(server(10, dir)))
-                .resume_from(&saved)
-                .unwrap()
-                .map(|r| r.unwrap().0)
-                .collect();
-            assert_eq!(first.len() + rest.len(), 10);
+            let rest: Vec<u64> =
+                Pages::cursor("test", Some(3), dir, None, 100, Box::new(server(10, dir)))
+                    .resume_from(&saved)
+                    .unwrap()
+                    .map(|r| r.unwrap().0)
+                    .collect();
+            assert_eq!(first.items.len() + rest.len(), 10);
         }
         // The other direction or kind is refused.
         let walk = Pages::cursor(
+            "test",
             None,
             Direction::Asc,
             None,
@@ -783,6 +827,7 @@ mod tests {
         let desc: WalkPosition = "cursor:DESC:-:".parse().unwrap();
         assert!(walk.resume_from(&desc).is_err());
         let walk = Pages::cursor(
+            "test",
             None,
             Direction::Asc,
             None,
@@ -797,6 +842,7 @@ mod tests {
     #[test]
     fn the_end_of_an_ascending_walk_resumes_onto_new_rows() {
         let mut walk = Pages::cursor(
+            "test",
             Some(3),
             Direction::Asc,
             None,
@@ -806,6 +852,7 @@ mod tests {
         assert_eq!(walk.by_ref().count(), 7);
         let end = walk.position();
         let later: Vec<u64> = Pages::cursor(
+            "test",
             Some(3),
             Direction::Asc,
             None,
@@ -829,11 +876,11 @@ mod tests {
                 Ok(page((offset..(offset + 3).min(8)).collect(), "", 8))
             })
         };
-        let mut walk = Pages::offset(3, 0, 50, fetch());
+        let mut walk = Pages::offset("test", 3, 0, 50, fetch());
         let got: Vec<u64> = walk.by_ref().take(4).map(|r| r.unwrap().0).collect();
         let pos = walk.position();
         assert_eq!(pos.to_string(), "offset:4");
-        let rest: Vec<u64> = Pages::offset(3, 0, 50, fetch())
+        let rest: Vec<u64> = Pages::offset("test", 3, 0, 50, fetch())
             .resume_from(&pos)
             .unwrap()
             .map(|r| r.unwrap().0)

@@ -57,7 +57,7 @@ fn comma_list<'a>(
             name,
             format!(
                 "`{}` contains a comma, which this comma-separated filter cannot carry",
-                crate::util::excerpt(bad, 64)
+                crate::text::excerpt(bad, 64)
             ),
         ));
     }
@@ -527,7 +527,7 @@ impl BatchQuery {
                     "status",
                     format!(
                         "`{}` has no filter integer",
-                        crate::util::excerpt(status.as_str(), 64)
+                        crate::text::excerpt(status.as_str(), 64)
                     ),
                 )
             })?;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// value is reached only through [`Secret::expose`].
 ///
 /// Serializing writes the clear value, because the models describe the wire
-/// (the mock server sends secrets in clear, as API.md says the service does).
+/// (the service sends a rotated key's secret in clear, once).
 ///
 /// ```
 /// use aggpay::Secret;

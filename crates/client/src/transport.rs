@@ -6,20 +6,77 @@ use std::time::{Duration, SystemTime};
 use serde::de::DeserializeOwned;
 use ureq::http::{HeaderMap, Method};
 
-use crate::client::Inner;
-use crate::error::{ApiError, Error, ErrorShape, TransportError};
+use aggpay_internal::http::Pacer;
+
+use crate::error::{ApiError, Error, ErrorKind, ErrorShape, TransportError};
 use crate::query::Pairs;
+use crate::retry::RetryPolicy;
 use crate::rules::{KEY_HEADER, encode_component};
+use crate::text::Redactor;
 use crate::wire::{Envelope, ErrorBody, ErrorEnvelope, RotatedSecret};
+use crate::{AggregatorId, Secret};
 
 /// How many characters of a body an error quotes.
 const SNIPPET: usize = 200;
 /// How many characters of a server's error code or message are kept.
 const MESSAGE: usize = 1_000;
 
+/// The checked settings a client runs with.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub(crate) base_url: String,
+    pub(crate) aggregator_id: AggregatorId,
+    pub(crate) secret: Secret,
+    pub(crate) timeout_connect: Duration,
+    pub(crate) timeout: Duration,
+    pub(crate) max_body: u64,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) max_pages: u64,
+    pub(crate) min_interval: Option<Duration>,
+}
+
+/// What a client and its clones share: the connection pool, the settings,
+/// what to redact, what was done, the pace.
+pub(crate) struct Inner {
+    pub(crate) agent: ureq::Agent,
+    pub(crate) settings: Settings,
+    pub(crate) redactor: Redactor,
+    pub(crate) stats: Counters,
+    pub(crate) pacer: Option<Pacer>,
+}
+
+/// What a client (and its clones) has done so far.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) requests: AtomicU64,
+    pub(crate) retries: AtomicU64,
+    pub(crate) bytes: AtomicU64,
+    /// Nanoseconds the retries waited, all requests together.
+    pub(crate) waited: AtomicU64,
+}
+
+impl Inner {
+    pub(crate) fn new(agent: ureq::Agent, settings: Settings) -> Self {
+        let mut redactor = Redactor::new();
+        redactor.add(settings.secret.expose());
+        let pacer = settings.min_interval.map(Pacer::new);
+        Self {
+            agent,
+            settings,
+            redactor,
+            stats: Counters::default(),
+            pacer,
+        }
+    }
+}
+
 /// What to send.
 #[derive(Debug)]
 pub(crate) struct Call<'a> {
+    /// The client method sending it, and the identifier it is about: the
+    /// context of its errors.
+    pub(crate) operation: &'static str,
+    pub(crate) id: Option<&'a str>,
     pub(crate) method: Method,
     /// Below `/v1/aggregators/{aggregator-id}`, segments already encoded.
     pub(crate) path: &'a str,
@@ -31,8 +88,10 @@ pub(crate) struct Call<'a> {
 }
 
 impl<'a> Call<'a> {
-    pub(crate) fn get(path: &'a str, query: Pairs) -> Self {
+    pub(crate) fn get(operation: &'static str, path: &'a str, query: Pairs) -> Self {
         Self {
+            operation,
+            id: None,
             method: Method::GET,
             path,
             query,
@@ -65,8 +124,15 @@ impl From<Error> for Failure {
 
 impl Inner {
     /// Sends `call`, retrying idempotent requests by the policy, and decodes
-    /// the `data` of the success envelope.
+    /// the `data` of the success envelope. An error says the operation,
+    /// its identifier and the attempts made.
     pub(crate) fn execute<T: DeserializeOwned>(&self, call: Call<'_>) -> Result<T, Error> {
+        let mut attempts = 0;
+        self.send(&call, &mut attempts)
+            .map_err(|e| e.during(call.operation, call.id).after_attempts(attempts))
+    }
+
+    fn send<T: DeserializeOwned>(&self, call: &Call<'_>, sent: &mut u32) -> Result<T, Error> {
         let policy = &self.settings.retry;
         let attempts = if call.idempotent() {
             policy.max_attempts()
@@ -79,7 +145,8 @@ impl Inner {
                 pacer.wait();
             }
             self.stats.requests.fetch_add(1, Ordering::Relaxed);
-            let failure = match self.attempt::<T>(&call) {
+            *sent += 1;
+            let failure = match self.attempt::<T>(call) {
                 Ok(data) => return Ok(data),
                 Err(failure) => failure,
             };
@@ -146,7 +213,7 @@ impl Inner {
         }
         let body: &[u8] = call.body.as_deref().unwrap_or_default();
         let request = request.body(body).map_err(|e| {
-            Error::Config(format!(
+            Error::config(format!(
                 "cannot form a request: {}",
                 self.redactor.text(&e.to_string(), MESSAGE)
             ))
@@ -158,7 +225,7 @@ impl Inner {
                 self.redactor
                     .text(&String::from_utf8_lossy(v.as_bytes()), MESSAGE)
             });
-            return Err(Error::Redirect { status, location }.into());
+            return Err(Error::from(ErrorKind::Redirect { status, location }).into());
         }
         let retry_after = retry_after(response.headers());
         let body = response
@@ -174,7 +241,7 @@ impl Inner {
             serde_json::from_slice::<Envelope<T>>(&body)
                 .map(|envelope| envelope.data)
                 .map_err(|e| {
-                    Error::Decode {
+                    Error::from(ErrorKind::Decode {
                         status,
                         reason: self.redactor.text(&e.to_string(), MESSAGE),
                         snippet: self.redactor.snippet(&body, SNIPPET),
@@ -183,7 +250,7 @@ impl Inner {
                         } else {
                             None
                         },
-                    }
+                    })
                     .into()
                 })
         } else {
@@ -197,39 +264,44 @@ impl Inner {
     /// Maps a ureq error to the crate's, keeping timeouts, body limits and
     /// TLS failures apart. The ureq error stays reachable as the source.
     fn transport(&self, error: ureq::Error) -> Error {
-        match error {
-            ureq::Error::Timeout(ureq::Timeout::Connect) => Error::Timeout {
+        let kind = match error {
+            ureq::Error::Timeout(ureq::Timeout::Connect) => ErrorKind::Timeout {
                 after: self.settings.timeout_connect,
             },
-            ureq::Error::Timeout(_) => Error::Timeout {
+            ureq::Error::Timeout(_) => ErrorKind::Timeout {
                 after: self.settings.timeout,
             },
-            ureq::Error::BodyExceedsLimit(limit) => Error::BodyTooLarge { limit },
-            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => Error::Timeout {
-                after: self.settings.timeout,
-            },
-            other => {
-                let tls = is_tls(&other);
-                let message = self.redactor.text(&describe(&other), MESSAGE);
-                let error = TransportError::new(message, other);
-                if tls {
-                    Error::Tls(error)
-                } else {
-                    Error::Transport(error)
+            ureq::Error::BodyExceedsLimit(limit) => ErrorKind::BodyTooLarge { limit },
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                ErrorKind::Timeout {
+                    after: self.settings.timeout,
                 }
             }
-        }
+            other => {
+                let io = match &other {
+                    ureq::Error::Io(io) => Some(io.kind()),
+                    _ => None,
+                };
+                let cause = TransportError::new(self.redactor.text(&describe(&other), MESSAGE), io);
+                if aggpay_internal::http::is_tls(&other) {
+                    ErrorKind::Tls(cause)
+                } else {
+                    ErrorKind::Transport(cause)
+                }
+            }
+        };
+        kind.into()
     }
 
     /// Either error form of API.md, or the raw status with a snippet.
     fn api_error(&self, status: u16, body: &[u8]) -> Error {
         let api = |b: ErrorBody, shape| {
-            Error::Api(ApiError::new(
+            Error::from(ErrorKind::Api(ApiError::new(
                 status,
                 self.redactor.text(&b.code, MESSAGE),
                 self.redactor.text(&b.message, MESSAGE),
                 shape,
-            ))
+            )))
         };
         if let Ok(envelope) = serde_json::from_slice::<ErrorEnvelope>(body) {
             return api(envelope.error, ErrorShape::Envelope);
@@ -237,22 +309,11 @@ impl Inner {
         if let Ok(bare) = serde_json::from_slice::<ErrorBody>(body) {
             return api(bare, ErrorShape::Bare);
         }
-        Error::Status {
+        ErrorKind::Status {
             status,
             snippet: self.redactor.snippet(body, SNIPPET),
         }
-    }
-}
-
-/// True when the failure is TLS's: a certificate that is not trusted, a
-/// name that does not match, a handshake that failed.
-fn is_tls(error: &ureq::Error) -> bool {
-    match error {
-        ureq::Error::Rustls(_) | ureq::Error::Tls(_) | ureq::Error::Pem(_) => true,
-        ureq::Error::Io(io) => io
-            .get_ref()
-            .is_some_and(|inner| inner.downcast_ref::<rustls::Error>().is_some()),
-        _ => false,
+        .into()
     }
 }
 
@@ -277,7 +338,7 @@ fn jitter_cap(after: Duration) -> Duration {
 
 /// The `Retry-After` header of an answer, as a wait.
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    crate::util::parse_retry_after(headers.get("retry-after")?.to_str().ok()?)
+    aggpay_internal::http::parse_retry_after(headers.get("retry-after")?.to_str().ok()?)
 }
 
 /// A cheap, thread-safe uniform random number for backoff jitter (not for
@@ -288,7 +349,9 @@ fn jitter() -> u64 {
         .duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    crate::util::splitmix64(STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed) ^ nanos)
+    aggpay_internal::mix::splitmix64(
+        STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed) ^ nanos,
+    )
 }
 
 #[cfg(test)]
@@ -362,8 +425,8 @@ mod tests {
             }
             seen
         });
-        let client = crate::Client::builder(url, "agg_1", "k")
-            .retry(crate::RetryPolicy::none())
+        let client = crate::Client::builder(url, "agg_1".parse().unwrap(), "k")
+            .retry(crate::RetryPolicy::builder().max_attempts(1).build())
             .build()
             .unwrap();
         for method in [
@@ -374,6 +437,8 @@ mod tests {
             Method::PATCH,
         ] {
             let call = Call {
+                operation: "test",
+                id: None,
                 method,
                 path: "/x",
                 query: Vec::new(),

@@ -87,13 +87,13 @@ impl<'de> Deserialize<'de> for Count {
                     v.parse().map_err(|_| {
                         E::custom(format!(
                             "count `{}` out of range",
-                            crate::util::excerpt(v, 40)
+                            crate::text::excerpt(v, 40)
                         ))
                     })
                 } else {
                     Err(E::custom(format!(
                         "count `{}` is not a number",
-                        crate::util::excerpt(v, 40)
+                        crate::text::excerpt(v, 40)
                     )))
                 }
             }

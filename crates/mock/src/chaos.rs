@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use aggpay::util::splitmix64;
+use aggpay_internal::mix::splitmix64;
 
 /// What chaos can do to a request (see [`Chaos`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,12 @@
 //! Named faults: each breaks one thing API.md (or WIRE.md) states, so the
 //! conformance harness can be shown to catch it.
+//!
+//! What a fault does is found by its layer: a `Body` fault is one entry of
+//! the registry in `corrupt.rs`; a `Wire` fault is applied where the
+//! response is written (`server/service.rs`); a `Behaviour` fault in the
+//! handler of its resource (`handlers/`), or in the router for
+//! authentication and paths (`router.rs`) and the state for key rotation
+//! (`state.rs`).
 
 use std::collections::BTreeSet;
 use std::fmt;

@@ -47,7 +47,7 @@ pub(crate) struct Query {
 
 /// Longest value echoed back in a message.
 fn shown(value: &str) -> String {
-    format!("{:?}", aggpay::util::truncate(value, 40))
+    format!("{:?}", aggpay_internal::text::truncate(value, 40))
 }
 
 impl Query {

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::fault::{Fault, Faults};
+use crate::fault::Faults;
 use crate::wire::{Envelope, ErrorBody, ErrorEnvelope};
 
 /// A response about to be written: status and JSON body.
@@ -152,13 +152,7 @@ pub(crate) fn with_faults(mut reply: Reply, faults: &Faults, later_page: bool) -
             crate::corrupt::corrupt(faults, &mut value, later_page);
             true
         } else {
-            let edited = crate::corrupt::corrupt_error(faults, reply.status, &mut value);
-            let wrapped = (reply.status == 400 && faults.has(Fault::BadRequestEnvelope))
-                || (reply.status == 404 && faults.has(Fault::NotFoundEnvelope));
-            if wrapped {
-                value = serde_json::json!({"api_version": "v1", "error": value});
-            }
-            edited || wrapped
+            crate::corrupt::corrupt_error(faults, reply.status, &mut value)
         };
         if changed {
             reply.body = value.to_string().into_bytes();

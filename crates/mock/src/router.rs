@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use aggpay::rules;
+use aggpay_internal::rules;
 use serde_json::value::RawValue;
 
 use crate::chaos::{Chaos, Latency};

@@ -3,7 +3,7 @@
 
 use jiff::{SignedDuration, Timestamp};
 
-pub(crate) use aggpay::util::{splitmix64 as mix, splitmix64_inverse as unmix};
+pub(crate) use aggpay_internal::mix::{splitmix64 as mix, splitmix64_inverse as unmix};
 
 /// A stream of hashed values for one record.
 #[derive(Debug, Clone, Copy)]

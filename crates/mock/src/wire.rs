@@ -8,10 +8,10 @@ use aggpay::{
     AccessKeyId, AccessKeyRecordId, AccessKeyRecordToken, AccountInfoType, AggregatorId,
     AggregatorMerchantId, AliasId, AliasStatus, AliasType, BankAccountId, BatchStatus, BatchToken,
     Currency, DepositorId, ExternalMerchantRef, JobId, KeyId, LedgerAccountId, LedgerAccountType,
-    NormalBalance, NumericId, Paisa, PartnerId, PaymentId, PaymentType, PayoutStatus, QrCodeToken,
-    QrType, RailMerchantId, RailMerchantStatus, RefundStatus, RefundType, ReportExportToken,
-    ReportKind, ReportStatus, Secret, TransactionStatus, TransactionToken, TransactionType,
-    VaultToken, WebhookToken,
+    NormalBalance, NumericId, Paisa, PartnerId, PaymentId, PaymentType, PayoutStatus, PayoutToken,
+    QrCodeToken, QrType, RailMerchantId, RailMerchantStatus, RefundStatus, RefundType,
+    ReportExportToken, ReportKind, ReportStatus, Secret, TransactionStatus, TransactionToken,
+    TransactionType, VaultToken, WebhookToken,
 };
 use jiff::Timestamp;
 use jiff::civil::Date;
@@ -208,7 +208,7 @@ pub(crate) struct Transaction {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SettlementPayout {
     pub(crate) id: NumericId,
-    pub(crate) token: String,
+    pub(crate) token: PayoutToken,
     pub(crate) settlement_batch_id: BatchToken,
     pub(crate) aggregator_id: AggregatorId,
     pub(crate) aggregator_merchant_id: AggregatorMerchantId,

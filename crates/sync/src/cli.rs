@@ -37,20 +37,20 @@ pub struct Args {
     pub key: Option<Secret>,
     /// The aggregator id (agg_…).
     #[arg(long, env = "AGGPAY_AGGREGATOR_ID")]
-    pub aggregator: Option<String>,
+    pub aggregator: Option<aggpay::AggregatorId>,
     /// A PEM file of CA certificates to trust instead of the bundled
     /// roots: for a server behind a private CA.
     #[arg(long, value_name = "PEM", env = "AGGPAY_CA_CERT")]
     pub ca_cert: Option<PathBuf>,
     /// At most this many requests a second (retries included).
-    #[arg(long, value_name = "REQ_PER_S", value_parser = aggpay::util::parse_rate)]
+    #[arg(long, value_name = "REQ_PER_S", value_parser = aggpay_internal::cli::parse_rate)]
     pub rate_limit: Option<f64>,
     /// Seconds allowed for each request.
-    #[arg(long, default_value_t = 30.0, value_parser = aggpay::util::parse_seconds)]
+    #[arg(long, default_value_t = 30.0, value_parser = aggpay_internal::cli::parse_seconds)]
     pub timeout: f64,
     /// Seconds the retries of the whole run may spend waiting (backoff and
     /// Retry-After together): past it, failures set their batch aside.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1800.0, value_parser = aggpay::util::parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800.0, value_parser = aggpay_internal::cli::parse_seconds)]
     pub max_wait: f64,
     /// Days before the newest refund mirrored whose refunds are read again
     /// each run (their status may still change; late ones arrive).

@@ -86,6 +86,6 @@ impl SyncError {
             }
             source = cause.source();
         }
-        aggpay::util::escape_control(&out).into_owned()
+        aggpay_internal::text::escape_control(&out).into_owned()
     }
 }

@@ -35,7 +35,7 @@ pub use summary::{Left, Summary};
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use aggpay::{AggregatorId, Client, RetryPolicy};
+use aggpay::{Client, RetryPolicy};
 use aggpay_mock::{MockConfig, MockServer};
 
 /// Everything synced, every final batch verified.
@@ -138,17 +138,12 @@ fn client(
             let key = args.key.clone().ok_or_else(|| {
                 SyncError::Config("--key (or AGGPAY_SECRET_KEY) is required with --base-url".into())
             })?;
-            let aggregator = args.aggregator.as_deref().ok_or_else(|| {
+            let aggregator = args.aggregator.clone().ok_or_else(|| {
                 SyncError::Config(
                     "--aggregator (or AGGPAY_AGGREGATOR_ID) is required with --base-url".into(),
                 )
             })?;
-            let aggregator = AggregatorId::parse(aggregator)
-                .map_err(SyncError::client("--aggregator is not an aggregator id"))?;
-            (
-                Client::builder(url.as_str(), aggregator.as_str(), key),
-                None,
-            )
+            (Client::builder(url.as_str(), aggregator, key), None)
         }
         None => {
             let server = MockServer::start(MockConfig::new())
@@ -162,7 +157,7 @@ fn client(
             }
             let builder = Client::builder(
                 server.url(),
-                server.aggregator_id().as_str(),
+                server.aggregator_id().clone(),
                 server.secret_key(),
             );
             (builder, Some(server))

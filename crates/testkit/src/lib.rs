@@ -19,6 +19,6 @@ mod tls;
 pub use ca::{Identity, TestCa};
 pub use pg::{PgCluster, SKIP_POSTGRES};
 pub use proxy::ConnectProxy;
-pub use raw::{RawRequest, RawServer, read_head, respond, silence};
+pub use raw::{Act, RawRequest, RawServer, Scripted, json, respond, silence};
 pub use temp::TempDir;
 pub use tls::{TlsServer, server_config};

@@ -94,11 +94,10 @@ fn tunnel(client: TcpStream, targets: &Mutex<Vec<String>>, carried: &Arc<Mutex<V
         Ok(c) => c,
         Err(_) => return,
     });
-    let Some(line) = crate::read_head(&mut reader) else {
+    let Some(request) = crate::raw::read_request(&mut reader) else {
         return;
     };
-    let mut parts = line.split_whitespace();
-    let (Some("CONNECT"), Some(target)) = (parts.next(), parts.next()) else {
+    let ("CONNECT", target) = (request.method.as_str(), request.target.as_str()) else {
         let _ =
             (&client).write_all(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n");
         return;

@@ -1,11 +1,11 @@
 //! A loopback HTTP/1.1 server written by hand, for what no real server
-//! does on purpose: hostile bodies, endless answers, silence. One request
-//! per connection, a thread per connection.
+//! does on purpose: hostile bodies, endless answers, silence, a script of
+//! answers. One request per connection, a thread per connection.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -14,13 +14,18 @@ const READ_TIMEOUT: Duration = Duration::from_secs(20);
 /// Longest the server lives, whatever the test does.
 const LIFETIME: Duration = Duration::from_secs(120);
 
-/// The head of a request: its method and target (path and query).
+/// A request: its method and target (path and query), its head, its body.
 #[derive(Debug, Clone)]
 pub struct RawRequest {
     /// `GET`, `PUT`…
     pub method: String,
     /// The request target as sent.
     pub target: String,
+    /// The whole head as sent, request line and header lines (each ending
+    /// in CRLF), without the empty line.
+    pub head: String,
+    /// The body (by `Content-Length`; at most 1 MiB is read).
+    pub body: Vec<u8>,
 }
 
 /// The server: stops accepting when dropped; each connection thread ends
@@ -64,13 +69,8 @@ impl RawServer {
                         return;
                     };
                     let mut reader = BufReader::new(clone);
-                    let Some(line) = read_head(&mut reader) else {
+                    let Some(request) = read_request(&mut reader) else {
                         return;
-                    };
-                    let mut parts = line.split_whitespace();
-                    let request = RawRequest {
-                        method: parts.next().unwrap_or("").to_owned(),
-                        target: parts.next().unwrap_or("").to_owned(),
                     };
                     let mut out = stream;
                     handle(&request, &mut out);
@@ -99,20 +99,134 @@ impl Drop for RawServer {
     }
 }
 
-/// Reads a request head; returns its first line, or `None` when the
-/// client sent nothing.
-pub fn read_head(reader: &mut impl BufRead) -> Option<String> {
-    let mut line = String::new();
-    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+/// Reads a request, head and body; `None` when the client sent nothing.
+pub(crate) fn read_request(reader: &mut impl BufRead) -> Option<RawRequest> {
+    let mut head = String::new();
+    if reader.read_line(&mut head).unwrap_or(0) == 0 {
         return None;
     }
+    let mut length = 0usize;
     loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
             break;
         }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+        head.push_str(&line);
     }
-    Some(line)
+    let mut body = vec![0; length.min(1 << 20)];
+    let _ = reader.read_exact(&mut body);
+    let mut parts = head.split_whitespace();
+    Some(RawRequest {
+        method: parts.next().unwrap_or("").to_owned(),
+        target: parts.next().unwrap_or("").to_owned(),
+        head: head.clone(),
+        body,
+    })
+}
+
+/// What a [`Scripted`] server does with one request.
+#[derive(Debug, Clone)]
+pub enum Act {
+    /// Answer with status, extra headers and body.
+    Reply(u16, Vec<(&'static str, String)>, Vec<u8>),
+    /// Send nothing for this long, then close.
+    Stall(Duration),
+    /// Close the connection without a word.
+    Reset,
+    /// Send the head and part of a body shorter than its Content-Length.
+    Truncate(u16, Vec<u8>, usize),
+    /// Send these bytes as the whole answer.
+    Raw(Vec<u8>),
+}
+
+/// A JSON answer.
+pub fn json(status: u16, body: &str) -> Act {
+    Act::Reply(
+        status,
+        vec![("Content-Type", "application/json".into())],
+        body.as_bytes().to_vec(),
+    )
+}
+
+/// A server that plays a script, one act per request in the order they
+/// come (the last act repeats), and records every request: head, then
+/// body.
+#[derive(Debug)]
+pub struct Scripted {
+    server: RawServer,
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+impl Scripted {
+    /// Serves `script` on 127.0.0.1.
+    pub fn start(script: Vec<Act>) -> Self {
+        assert!(!script.is_empty(), "a script of at least one act");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = requests.clone();
+        let next = AtomicUsize::new(0);
+        let server = RawServer::start(move |request, out| {
+            let n = next.fetch_add(1, Ordering::SeqCst);
+            let act = script.get(n).or(script.last()).cloned();
+            seen.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(format!(
+                    "{}\r\n{}",
+                    request.head,
+                    String::from_utf8_lossy(&request.body)
+                ));
+            if let Some(act) = act {
+                play(act, out);
+            }
+        });
+        Self { server, requests }
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+
+    /// Every request received: head, then body.
+    pub fn requests(&self) -> Vec<String> {
+        self.requests
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Writes what `act` says, and closes.
+fn play(act: Act, out: &mut TcpStream) {
+    match act {
+        Act::Reply(status, headers, body) => {
+            let mut head = format!(
+                "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+                body.len()
+            );
+            for (k, v) in headers {
+                head.push_str(&format!("{k}: {v}\r\n"));
+            }
+            head.push_str("\r\n");
+            let _ = out.write_all(head.as_bytes());
+            let _ = out.write_all(&body);
+        }
+        Act::Stall(d) => std::thread::sleep(d),
+        Act::Reset => {}
+        Act::Raw(bytes) => {
+            let _ = out.write_all(&bytes);
+        }
+        Act::Truncate(status, body, claimed) => {
+            let head = format!(
+                "HTTP/1.1 {status} X\r\nContent-Length: {claimed}\r\nConnection: close\r\n\r\n"
+            );
+            let _ = out.write_all(head.as_bytes());
+            let _ = out.write_all(&body);
+        }
+    }
+    let _ = out.flush();
 }
 
 /// Writes a whole JSON response with Content-Length and Date, and asks

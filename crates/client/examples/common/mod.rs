@@ -18,7 +18,7 @@ pub fn client() -> Result<(Client, Option<MockServer>), Box<dyn std::error::Erro
     );
     let client = Client::builder(
         server.url(),
-        server.aggregator_id().as_str(),
+        server.aggregator_id().clone(),
         server.secret_key(),
     )
     .build()?;

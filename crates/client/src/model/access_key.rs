@@ -7,7 +7,7 @@ use crate::error::Error;
 use crate::id::excerpt;
 use crate::{AccessKeyId, AccessKeyToken, AggregatorId, KeyId, NumericId, Secret};
 
-/// The `id` of an access key record: API.md typing rule 2 allows a numeric
+/// The `id` of an access key record: the API sends either a numeric
 /// string or an `ak_` identifier.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]

@@ -57,9 +57,9 @@ pub struct Aggregator {
     pub name: String,
     /// Whether the aggregator is active.
     pub is_active: bool,
-    /// Meaning not shown by API.md.
+    /// Meaning not documented by the API.
     pub is_super: bool,
-    /// Meaning not shown by API.md.
+    /// Meaning not documented by the API.
     pub vault_enabled: bool,
     /// The settlement bank account.
     pub bank_account: BankAccount,

@@ -20,7 +20,7 @@ open_enum! {
 }
 
 impl BatchStatus {
-    /// The integer the status query filter uses, per API.md's States table;
+    /// The integer the API's status query filter uses for it (0 to 3);
     /// `None` for a value this crate does not know.
     pub fn filter_value(&self) -> Option<u8> {
         match self {
@@ -32,7 +32,7 @@ impl BatchStatus {
         }
     }
 
-    /// True for a status a batch does not leave (API.md shows no
+    /// True for a status a batch does not leave (the API documents no
     /// transition out of `BATCH_COMPLETED` or `BATCH_FAILED`): its rows
     /// will not change, and can be counted against the server's count.
     ///

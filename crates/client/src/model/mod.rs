@@ -6,6 +6,8 @@ mod aggregator;
 mod alias;
 mod batch;
 mod charges;
+#[cfg(any(test, feature = "test-util"))]
+mod example;
 mod ledger;
 mod merchant;
 mod payout;

@@ -3,7 +3,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
 use crate::{
-    AggregatorId, AggregatorMerchantId, BatchToken, LedgerAccountId, NumericId, Paisa,
+    AggregatorId, AggregatorMerchantId, BatchToken, LedgerAccountId, NumericId, Paisa, PayoutToken,
     RailMerchantId,
 };
 
@@ -21,15 +21,15 @@ open_enum! {
 
 /// A settlement payout (element of `data.settlement_transactions`).
 ///
-/// API.md does not show this shape; the fields are the reference's, as
-/// WIRE.md records them. A missing `failure_reason` reads as empty.
+/// The API's documentation does not show this shape; the fields are those
+/// the service sends. A missing `failure_reason` reads as empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SettlementPayout {
     /// Numeric id; the list is ordered on it.
     pub id: NumericId,
-    /// `stxn_` token.
-    pub token: String,
+    /// Its token.
+    pub token: PayoutToken,
     /// The batch.
     pub settlement_batch_id: BatchToken,
     /// The aggregator.

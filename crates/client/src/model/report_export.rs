@@ -28,7 +28,7 @@ open_enum! {
         Succeeded = "REPORT_STATUS_SUCCEEDED",
         /// Failed.
         Failed = "REPORT_STATUS_FAILED",
-        /// Newly created (API.md States: attempts 1, started_at set, finished_at null).
+        /// Newly created: attempts 1, `started_at` set, `finished_at` null.
         Seeded = "REPORT_STATUS_SEEDED",
         /// Being retried.
         Retrying = "REPORT_STATUS_RETRYING",

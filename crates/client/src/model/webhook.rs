@@ -35,7 +35,7 @@ impl WebhookEndpoint {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidInput`] when the field is not a JSON array of strings.
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) when the field is not a JSON array of strings.
     pub fn event_filter(&self) -> Result<Vec<String>, Error> {
         serde_json::from_str(&self.event_filter_json).map_err(|err| {
             Error::invalid_input(

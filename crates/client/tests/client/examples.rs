@@ -199,7 +199,7 @@ fn rotate_key_never_loses_a_secret_silently() {
     let printed = stdout.trim();
     assert_eq!(printed, secret_of(&server, &id));
     assert!(!stderr.contains(printed));
-    let with_printed = Client::builder(server.url(), server.aggregator_id().as_str(), printed)
+    let with_printed = Client::builder(server.url(), server.aggregator_id().clone(), printed)
         .build()
         .unwrap();
     with_printed.get_ledger_account().unwrap();
@@ -219,18 +219,15 @@ fn rotate_key_refuses_bad_arguments_with_exit_2() {
 /// redirect named, and the target never hears from them.
 #[test]
 fn examples_never_follow_a_redirect() {
-    let target = Scripted::start(vec![json(200, "{}")], 100);
-    let origin = Scripted::start(
-        vec![Act::Reply(
-            307,
-            vec![(
-                "Location",
-                format!("{}/v1/aggregators/agg_test/", target.url),
-            )],
-            Vec::new(),
+    let target = Scripted::start(vec![json(200, "{}")]);
+    let origin = Scripted::start(vec![Act::Reply(
+        307,
+        vec![(
+            "Location",
+            format!("{}/v1/aggregators/agg_test/", target.url()),
         )],
-        100,
-    );
+        Vec::new(),
+    )]);
     for (name, args) in [
         ("payment_charges", vec!["pm_0000000000000001"]),
         ("batches_to_csv", vec![]),
@@ -239,7 +236,7 @@ fn examples_never_follow_a_redirect() {
             let mut c = Command::new(example(name));
             c.args(&args)
                 .env_clear()
-                .env(ENV_BASE_URL, &origin.url)
+                .env(ENV_BASE_URL, origin.url())
                 .env(ENV_AGGREGATOR_ID, "agg_test")
                 .env(ENV_SECRET_KEY, KEY);
             c

@@ -4,7 +4,7 @@
 use aggpay::*;
 use aggpay_mock::{MockConfig, MockServer};
 
-use crate::support::{Scripted, json, mock, token};
+use crate::support::{Scripted, ScriptedClient, json, mock, token};
 
 #[test]
 fn every_operation_decodes_the_mock() {
@@ -55,7 +55,21 @@ fn every_operation_decodes_the_mock() {
         .list_batch_payouts(&busy.token, &TransactionQuery::new())
         .unwrap();
     assert!(!payouts.items.is_empty());
-    assert!(payouts.items.iter().all(|p| p.token.starts_with("stxn_")));
+    assert!(
+        payouts
+            .items
+            .iter()
+            .all(|p| p.token.as_str().starts_with("stxn_"))
+    );
+    // A batch's row counts without a walk: what a walk finds.
+    let all = TransactionQuery::new();
+    let walked = client.batch_transactions(&busy.token, &all).count() as u64;
+    assert_eq!(
+        client.count_batch_transactions(&busy.token, &all).unwrap(),
+        walked
+    );
+    let paid = client.batch_payouts(&busy.token, &all).count() as u64;
+    assert_eq!(client.count_batch_payouts(&busy.token, &all).unwrap(), paid);
     let export = client
         .create_report_export(&NewReportExport::batch(batches.items[0].token.clone()))
         .unwrap();
@@ -224,7 +238,7 @@ fn filters_are_honoured_end_to_end() {
 fn a_prefixed_base_url_with_or_without_slash_works() {
     let server = MockServer::start(MockConfig::new().path_prefix("/pay/api")).unwrap();
     for base in [server.url().to_owned(), format!("{}/", server.url())] {
-        let client = Client::builder(base, server.aggregator_id().as_str(), server.secret_key())
+        let client = Client::builder(base, server.aggregator_id().clone(), server.secret_key())
             .build()
             .unwrap();
         client.get_ledger_account().unwrap();
@@ -234,12 +248,12 @@ fn a_prefixed_base_url_with_or_without_slash_works() {
 #[test]
 fn invalid_input_is_refused_before_any_request() {
     assert!(matches!(
-        PaymentId::parse("txn_123"),
-        Err(Error::InvalidInput { .. })
+        PaymentId::parse("txn_123").map_err(Error::into_kind),
+        Err(ErrorKind::InvalidInput { .. })
     ));
     assert!(BatchToken::parse("sb_0f8fad5b").is_err());
     // A server that would record anything sent.
-    let server = Scripted::start(vec![json(200, "{}")], 10);
+    let server = Scripted::start(vec![json(200, "{}")]);
     let client = server.client(|b| b);
     // A merchant export without its merchant can only come from outside
     // (deserialized); it is refused all the same.
@@ -263,7 +277,10 @@ fn invalid_input_is_refused_before_any_request() {
             .get_account_info(&AccountQuery::iban(""))
             .unwrap_err(),
     ] {
-        assert!(matches!(err, Error::InvalidInput { .. }), "{err}");
+        assert!(
+            matches!(err.kind(), ErrorKind::InvalidInput { .. }),
+            "{err}"
+        );
     }
     assert!(server.requests().is_empty(), "nothing was sent");
 }
@@ -271,7 +288,7 @@ fn invalid_input_is_refused_before_any_request() {
 #[test]
 fn queries_reach_the_wire_with_the_documented_names() {
     let empty_batch = r#"{"api_version":"v1","data":{"batches":[],"next_cursor":"","count":{"filtered_count":"0","total_count":"0"}}}"#;
-    let server = Scripted::start(vec![json(200, empty_batch)], 1);
+    let server = Scripted::start(vec![json(200, empty_batch)]);
     server
         .client(|b| b)
         .list_settlement_batches(
@@ -294,13 +311,10 @@ fn queries_reach_the_wire_with_the_documented_names() {
     );
     assert!(head.contains("aggpay/"), "user agent: {head}");
 
-    let refunds = Scripted::start(
-        vec![json(
-            200,
-            r#"{"api_version":"v1","data":{"count":0,"keys":[]}}"#,
-        )],
-        1,
-    );
+    let refunds = Scripted::start(vec![json(
+        200,
+        r#"{"api_version":"v1","data":{"count":0,"keys":[]}}"#,
+    )]);
     refunds
         .client(|b| b)
         .list_refunds(
@@ -316,13 +330,10 @@ fn queries_reach_the_wire_with_the_documented_names() {
         "{head}"
     );
 
-    let merchants = Scripted::start(
-        vec![json(
-            200,
-            r#"{"api_version":"v1","data":{"merchants":[],"count":"0"}}"#,
-        )],
-        1,
-    );
+    let merchants = Scripted::start(vec![json(
+        200,
+        r#"{"api_version":"v1","data":{"merchants":[],"count":"0"}}"#,
+    )]);
     merchants
         .client(|b| b)
         .list_merchants(&MerchantQuery::new().enabled(true).names(["A", "B"]))
@@ -334,13 +345,10 @@ fn queries_reach_the_wire_with_the_documented_names() {
         merchants.requests()[0]
     );
 
-    let payouts = Scripted::start(
-        vec![json(
-            200,
-            r#"{"api_version":"v1","data":{"settlement_transactions":[],"transactions":[],"next_cursor":"","count":{"filtered_count":"0","total_count":"0"}}}"#,
-        )],
-        1,
-    );
+    let payouts = Scripted::start(vec![json(
+        200,
+        r#"{"api_version":"v1","data":{"settlement_transactions":[],"transactions":[],"next_cursor":"","count":{"filtered_count":"0","total_count":"0"}}}"#,
+    )]);
     payouts
         .client(|b| b)
         .list_batch_payouts(&token(), &TransactionQuery::new().limit(3))
@@ -356,20 +364,17 @@ fn queries_reach_the_wire_with_the_documented_names() {
 
 #[test]
 fn tolerant_reading_keeps_unknown_values_and_ignores_unknown_fields() {
-    let server = Scripted::start(vec![json(200, crate::support::LEDGER)], 1);
+    let server = Scripted::start(vec![json(200, crate::support::LEDGER)]);
     let ledger = server.client(|b| b).get_ledger_account().unwrap();
     assert_eq!(
         ledger.account_type,
         LedgerAccountType::Other("ACCT_NEW_KIND".into())
     );
     assert_eq!(ledger.running_balance, Paisa::new(-5));
-    let counts = Scripted::start(
-        vec![json(
-            200,
-            r#"{"api_version":"v1","data":{"count":"2","keys":[]}}"#,
-        )],
-        1,
-    );
+    let counts = Scripted::start(vec![json(
+        200,
+        r#"{"api_version":"v1","data":{"count":"2","keys":[]}}"#,
+    )]);
     assert_eq!(
         counts
             .client(|b| b)

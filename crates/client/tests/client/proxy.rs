@@ -14,7 +14,7 @@ fn an_explicit_proxy_tunnels_https_without_seeing_the_key() {
     let ca = TestCa::new("aggpay staging CA");
     let server = TlsServer::start(&ca.issue(&["127.0.0.1"]), 200, LEDGER);
     let proxy = ConnectProxy::start();
-    let client = Client::builder(server.url(), "agg_test", KEY)
+    let client = Client::builder(server.url(), "agg_test".parse().unwrap(), KEY)
         .ca_certificates_pem(ca.pem())
         .proxy(ProxyConfig::Url(Secret::new(proxy.url())))
         .build()
@@ -31,7 +31,7 @@ fn an_explicit_proxy_tunnels_https_without_seeing_the_key() {
         "the proxy saw the key"
     );
     // Direct ignores the environment and the proxy.
-    let direct = Client::builder(server.url(), "agg_test", KEY)
+    let direct = Client::builder(server.url(), "agg_test".parse().unwrap(), KEY)
         .ca_certificates_pem(ca.pem())
         .proxy(ProxyConfig::Direct)
         .build()

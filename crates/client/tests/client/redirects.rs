@@ -3,7 +3,7 @@
 
 use aggpay::*;
 
-use crate::support::{Act, KEY, LEDGER, Scripted, json, token};
+use crate::support::{Act, KEY, LEDGER, Scripted, ScriptedClient, json, token};
 
 /// Two loopback servers: the origin answers every request with a
 /// redirect to the other one (by IP, by `localhost`, or by a relative
@@ -12,8 +12,8 @@ use crate::support::{Act, KEY, LEDGER, Scripted, json, token};
 /// status and the (redacted) Location.
 #[test]
 fn no_redirect_target_ever_receives_the_key() {
-    let target = Scripted::start(vec![json(200, LEDGER)], 1_000);
-    let port = target.url.rsplit(':').next().unwrap().to_owned();
+    let target = Scripted::start(vec![json(200, LEDGER)]);
+    let port = target.url().rsplit(':').next().unwrap().to_owned();
     let locations = [
         format!("http://127.0.0.1:{port}/v1/aggregators/agg_test/ledger/accounts"),
         format!("http://localhost:{port}/steal?key={KEY}"),
@@ -34,21 +34,18 @@ fn no_redirect_target_ever_receives_the_key() {
     for status in [301, 302, 303, 307, 308] {
         for location in &locations {
             for (method, call) in calls {
-                let origin = Scripted::start(
-                    vec![Act::Reply(
-                        status,
-                        vec![("Location", location.clone())],
-                        Vec::new(),
-                    )],
-                    10,
-                );
+                let origin = Scripted::start(vec![Act::Reply(
+                    status,
+                    vec![("Location", location.clone())],
+                    Vec::new(),
+                )]);
                 let client = origin.client(|b| b);
                 let err = call(&client).unwrap_err();
-                let Error::Redirect {
+                let ErrorKind::Redirect {
                     status: got,
                     location: seen,
                     ..
-                } = &err
+                } = err.kind()
                 else {
                     panic!("{method} {status} {location}: {err:?}");
                 };

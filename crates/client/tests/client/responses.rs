@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use aggpay::*;
 
-use crate::support::{Act, KEY, LEDGER, Scripted, json, mock};
+use crate::support::{Act, KEY, LEDGER, Scripted, ScriptedClient, json, mock};
 
 #[test]
 fn api_errors_become_typed_values() {
@@ -18,7 +18,7 @@ fn api_errors_become_typed_values() {
         (404, "error.not_found", ErrorShape::Bare)
     );
     assert!(!err.is_retryable());
-    let wrong = Client::builder(server.url(), server.aggregator_id().as_str(), "not-the-key")
+    let wrong = Client::builder(server.url(), server.aggregator_id().clone(), "not-the-key")
         .build()
         .unwrap();
     let err = wrong.get_ledger_account().unwrap_err();
@@ -64,26 +64,26 @@ fn error_shapes_map_to_variants() {
                 vec![("Content-Type", "text/html".into())],
                 b"<html>bad gateway</html>".to_vec(),
             ),
-            |e| matches!(e, Error::Status { status: 502, snippet, .. } if snippet.contains("bad gateway")),
+            |e| matches!(e.kind(), ErrorKind::Status { status: 502, snippet, .. } if snippet.contains("bad gateway")),
         ),
         (
             json(200, "this is not json"),
-            |e| matches!(e, Error::Decode { status: 200, snippet, .. } if snippet.contains("not json")),
+            |e| matches!(e.kind(), ErrorKind::Decode { status: 200, snippet, .. } if snippet.contains("not json")),
         ),
         (
             json(200, r#"{"api_version":"v1","data":{"id":"x"}}"#),
-            |e| matches!(e, Error::Decode { .. }),
+            |e| matches!(e.kind(), ErrorKind::Decode { .. }),
         ),
         (
             Act::Truncate(200, br#"{"api_version":"v1","da"#.to_vec(), 500),
-            |e| matches!(e, Error::Transport(_) | Error::Decode { .. }),
+            |e| matches!(e.kind(), ErrorKind::Transport(_) | ErrorKind::Decode { .. }),
         ),
-        (Act::Reset, |e| matches!(e, Error::Transport(_))),
+        (Act::Reset, |e| matches!(e.kind(), ErrorKind::Transport(_))),
     ];
     for (act, check) in cases {
-        let server = Scripted::start(vec![act], 8);
+        let server = Scripted::start(vec![act]);
         let err = server
-            .client(|b| b.retry(RetryPolicy::none()))
+            .client(|b| b.retry(RetryPolicy::builder().max_attempts(1).build()))
             .get_ledger_account()
             .unwrap_err();
         assert!(check(&err), "{err:?}");
@@ -92,38 +92,59 @@ fn error_shapes_map_to_variants() {
 }
 
 /// The transport error is the crate's own; ureq's detail stays reachable
-/// through `source()` only.
+/// through `source()` only, once.
 #[test]
 fn transport_errors_keep_their_cause_as_a_source() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let err = Client::builder(url, "agg_1", KEY)
-        .retry(RetryPolicy::none())
+    let err = Client::builder(url, "agg_1".parse().unwrap(), KEY)
+        .retry(RetryPolicy::builder().max_attempts(1).build())
         .build()
         .unwrap()
         .get_ledger_account()
         .unwrap_err();
-    let Error::Transport(transport) = &err else {
+    let ErrorKind::Transport(transport) = err.kind() else {
         panic!("{err:?}");
     };
-    assert!(std::error::Error::source(transport).is_some());
-    assert!(err.to_string().starts_with("reach the server: "), "{err}");
-    assert!(err.is_retryable());
+    assert_eq!(
+        transport.io_kind(),
+        Some(std::io::ErrorKind::ConnectionRefused)
+    );
+    assert_eq!(
+        err.to_string(),
+        "get_ledger_account: could not reach the server"
+    );
+    // The cause is the source, its words shown once down the chain, as
+    // anyhow's `{:#}` prints it.
+    let cause = std::error::Error::source(&err).unwrap().to_string();
+    assert!(cause.to_ascii_lowercase().contains("refused"), "{cause}");
+    let mut chain = err.to_string();
+    let mut next = std::error::Error::source(&err);
+    while let Some(e) = next {
+        chain.push_str(&format!(": {e}"));
+        next = e.source();
+    }
+    assert_eq!(
+        chain,
+        format!("get_ledger_account: could not reach the server: {cause}")
+    );
+    assert_eq!(chain.matches(&cause).count(), 1, "{chain}");
+    assert!(err.is_retryable() && err.is_network());
 }
 
 #[test]
 fn a_stalled_server_hits_the_timeout_and_a_huge_body_the_limit() {
-    let server = Scripted::start(vec![Act::Stall(Duration::from_secs(3))], 1);
+    let server = Scripted::start(vec![Act::Stall(Duration::from_secs(3))]);
     let started = Instant::now();
     let err = server
         .client(|b| {
             b.timeout(Duration::from_millis(300))
-                .retry(RetryPolicy::none())
+                .retry(RetryPolicy::builder().max_attempts(1).build())
         })
         .get_ledger_account()
         .unwrap_err();
-    assert!(matches!(err, Error::Timeout { .. }), "{err:?}");
+    assert!(matches!(err.kind(), ErrorKind::Timeout { .. }), "{err:?}");
     assert!(err.is_retryable());
     assert!(started.elapsed() < Duration::from_secs(3));
 
@@ -131,13 +152,13 @@ fn a_stalled_server_hits_the_timeout_and_a_huge_body_the_limit() {
         r#"{{"api_version":"v1","data":{{"pad":"{}"}}}}"#,
         "x".repeat(200_000)
     );
-    let server = Scripted::start(vec![json(200, &big)], 1);
+    let server = Scripted::start(vec![json(200, &big)]);
     let err = server
         .client(|b| b.max_body_size(64 * 1024))
         .get_ledger_account()
         .unwrap_err();
     assert!(
-        matches!(err, Error::BodyTooLarge { limit: 65536, .. }),
+        matches!(err.kind(), ErrorKind::BodyTooLarge { limit: 65536, .. }),
         "{err:?}"
     );
 }
@@ -150,7 +171,10 @@ fn chaos_faults_end_in_typed_errors_within_bounds() {
     type Check = fn(&Result<LedgerAccount, Error>) -> bool;
     let cases: Vec<(&str, Vec<Act>, Check)> = vec![
         ("reset before the answer", vec![Act::Reset], |r| {
-            matches!(r, Err(Error::Transport(_)))
+            matches!(
+                r.as_ref().map_err(aggpay::Error::kind),
+                Err(ErrorKind::Transport(_))
+            )
         }),
         (
             "reset during the body",
@@ -159,12 +183,22 @@ fn chaos_faults_end_in_typed_errors_within_bounds() {
                 LEDGER.as_bytes()[..40].to_vec(),
                 LEDGER.len(),
             )],
-            |r| matches!(r, Err(Error::Transport(_) | Error::Decode { .. })),
+            |r| {
+                matches!(
+                    r.as_ref().map_err(aggpay::Error::kind),
+                    Err(ErrorKind::Transport(_) | ErrorKind::Decode { .. })
+                )
+            },
         ),
         (
             "stall past the timeout",
             vec![Act::Stall(Duration::from_secs(2))],
-            |r| matches!(r, Err(Error::Timeout { .. })),
+            |r| {
+                matches!(
+                    r.as_ref().map_err(aggpay::Error::kind),
+                    Err(ErrorKind::Timeout { .. })
+                )
+            },
         ),
         (
             "truncated body",
@@ -173,7 +207,12 @@ fn chaos_faults_end_in_typed_errors_within_bounds() {
                 LEDGER.as_bytes()[..ledger_len - 10].to_vec(),
                 ledger_len,
             )],
-            |r| matches!(r, Err(Error::Transport(_) | Error::Decode { .. })),
+            |r| {
+                matches!(
+                    r.as_ref().map_err(aggpay::Error::kind),
+                    Err(ErrorKind::Transport(_) | ErrorKind::Decode { .. })
+                )
+            },
         ),
         (
             "Content-Length shorter than the body",
@@ -183,10 +222,18 @@ fn chaos_faults_end_in_typed_errors_within_bounds() {
                 )
                 .into_bytes(),
             )],
-            |r| matches!(r, Err(Error::Decode { status: 200, .. })),
+            |r| {
+                matches!(
+                    r.as_ref().map_err(aggpay::Error::kind),
+                    Err(ErrorKind::Decode { status: 200, .. })
+                )
+            },
         ),
         ("non-JSON 200", vec![json(200, "<html>ok</html>")], |r| {
-            matches!(r, Err(Error::Decode { status: 200, .. }))
+            matches!(
+                r.as_ref().map_err(aggpay::Error::kind),
+                Err(ErrorKind::Decode { status: 200, .. })
+            )
         }),
         (
             "HTML 502",
@@ -195,7 +242,12 @@ fn chaos_faults_end_in_typed_errors_within_bounds() {
                 vec![],
                 b"<html>bad gateway</html>".to_vec(),
             )],
-            |r| matches!(r, Err(Error::Status { status: 502, .. })),
+            |r| {
+                matches!(
+                    r.as_ref().map_err(aggpay::Error::kind),
+                    Err(ErrorKind::Status { status: 502, .. })
+                )
+            },
         ),
         (
             "503 then 200",
@@ -216,11 +268,16 @@ fn chaos_faults_end_in_typed_errors_within_bounds() {
                 200,
                 &format!("{{\"pad\":\"{}\"}}", "x".repeat(100_000)),
             )],
-            |r| matches!(r, Err(Error::BodyTooLarge { .. })),
+            |r| {
+                matches!(
+                    r.as_ref().map_err(aggpay::Error::kind),
+                    Err(ErrorKind::BodyTooLarge { .. })
+                )
+            },
         ),
     ];
     for (name, script, check) in cases {
-        let server = Scripted::start(script, 4);
+        let server = Scripted::start(script);
         let client = server.client(|b| {
             b.timeout(Duration::from_millis(500))
                 .max_body_size(32 * 1024)

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use aggpay::*;
 
-use crate::support::{Act, LEDGER, Scripted, json, token};
+use crate::support::{Act, LEDGER, Scripted, ScriptedClient, json, token};
 
 #[test]
 fn retries_happen_exactly_where_they_should() {
@@ -12,27 +12,24 @@ fn retries_happen_exactly_where_they_should() {
         503,
         r#"{"api_version":"v1","error":{"code":"error.internal_server_error","message":"busy"}}"#,
     );
-    let server = Scripted::start(vec![busy.clone(), busy.clone(), json(200, LEDGER)], 3);
+    let server = Scripted::start(vec![busy.clone(), busy.clone(), json(200, LEDGER)]);
     let client = server.client(|b| b);
     client.get_ledger_account().unwrap();
     assert_eq!(server.requests().len(), 3);
     assert_eq!(client.stats().retries, 2);
     assert_eq!(client.stats().requests, 3);
 
-    let bad = Scripted::start(
-        vec![
-            json(400, r#"{"code":"error.bad_request","message":"no"}"#),
-            json(200, LEDGER),
-        ],
-        2,
-    );
+    let bad = Scripted::start(vec![
+        json(400, r#"{"code":"error.bad_request","message":"no"}"#),
+        json(200, LEDGER),
+    ]);
     assert_eq!(
         bad.client(|b| b).get_ledger_account().unwrap_err().status(),
         Some(400)
     );
     assert_eq!(bad.requests().len(), 1, "400 is never retried");
 
-    let rotate = Scripted::start(vec![busy.clone(), json(200, "{}")], 2);
+    let rotate = Scripted::start(vec![busy.clone(), json(200, "{}")]);
     let id = AccessKeyId::parse("ak_1").unwrap();
     assert_eq!(
         rotate
@@ -45,7 +42,7 @@ fn retries_happen_exactly_where_they_should() {
     assert_eq!(rotate.requests().len(), 1, "rotate is never retried");
     assert!(rotate.requests()[0].starts_with("PUT /v1/aggregators/agg_test/keys/ak_1/rotate "));
 
-    let export = Scripted::start(vec![Act::Reset, json(200, "{}")], 2);
+    let export = Scripted::start(vec![Act::Reset, json(200, "{}")]);
     assert!(
         export
             .client(|b| b)
@@ -61,7 +58,7 @@ fn retries_happen_exactly_where_they_should() {
     assert!(sent.starts_with("POST /v1/aggregators/agg_test/settlements/report-exports "));
     assert!(sent.contains(r#""kind":"REPORT_KIND_BATCH""#), "{sent}");
 
-    let exhausted = Scripted::start(vec![busy], 10);
+    let exhausted = Scripted::start(vec![busy]);
     let err = exhausted
         .client(|b| {
             b.retry(
@@ -89,7 +86,7 @@ fn retry_after_is_honoured_in_seconds_and_as_a_date() {
             br#"{"code":"rate_limited","message":"slow down"}"#.to_vec(),
         )
     };
-    let server = Scripted::start(vec![limited("1".into()), json(200, LEDGER)], 2);
+    let server = Scripted::start(vec![limited("1".into()), json(200, LEDGER)]);
     let started = Instant::now();
     server.client(|b| b).get_ledger_account().unwrap();
     assert!(
@@ -102,7 +99,7 @@ fn retry_after_is_honoured_in_seconds_and_as_a_date() {
     let date = jiff::fmt::rfc2822::DateTimePrinter::new()
         .timestamp_to_rfc9110_string(&(jiff::Timestamp::now() + jiff::SignedDuration::from_secs(2)))
         .unwrap();
-    let server = Scripted::start(vec![limited(date), json(200, LEDGER)], 2);
+    let server = Scripted::start(vec![limited(date), json(200, LEDGER)]);
     let started = Instant::now();
     server.client(|b| b).get_ledger_account().unwrap();
     assert!(
@@ -112,7 +109,7 @@ fn retry_after_is_honoured_in_seconds_and_as_a_date() {
     );
 
     // A wait beyond the policy's limit returns the 429 at once.
-    let server = Scripted::start(vec![limited("3600".into())], 2);
+    let server = Scripted::start(vec![limited("3600".into())]);
     let started = Instant::now();
     let err = server.client(|b| b).get_ledger_account().unwrap_err();
     assert_eq!(err.status(), Some(429));
@@ -131,7 +128,7 @@ fn the_total_wait_budget_is_shared_and_ends_the_retries() {
         ],
         br#"{"code":"rate_limited","message":"slow down"}"#.to_vec(),
     );
-    let server = Scripted::start(vec![limited; 6], 6);
+    let server = Scripted::start(vec![limited; 6]);
     let client = server.client(|b| {
         b.retry(
             RetryPolicy::builder()

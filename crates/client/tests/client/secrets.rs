@@ -2,7 +2,7 @@
 
 use aggpay::*;
 
-use crate::support::{Act, KEY, Scripted, json, mock};
+use crate::support::{Act, KEY, Scripted, ScriptedClient, json, mock};
 
 #[test]
 fn no_secret_in_debug_or_errors() {
@@ -13,11 +13,14 @@ fn no_secret_in_debug_or_errors() {
         ),
     );
     let html = Act::Reply(502, vec![], format!("<p>{KEY}</p>").into_bytes());
-    let server = Scripted::start(vec![echo, html, json(200, &format!("not json {KEY}"))], 3);
-    let client = server.client(|b| b.retry(RetryPolicy::none()));
+    let server = Scripted::start(vec![echo, html, json(200, &format!("not json {KEY}"))]);
+    let client = server.client(|b| b.retry(RetryPolicy::builder().max_attempts(1).build()));
     let mut texts = vec![
         format!("{client:?}"),
-        format!("{:?}", Client::builder("http://x", "agg_1", KEY)),
+        format!(
+            "{:?}",
+            Client::builder("http://x", "agg_1".parse().unwrap(), KEY)
+        ),
     ];
     for _ in 0..3 {
         let err = client.get_ledger_account().unwrap_err();
@@ -45,17 +48,14 @@ fn every_secret_in_a_body_is_redacted_from_errors() {
     let escaped_echo = r#"{"code":"error.bad_request","message":"bad key k3y\/with\"quote"}"#;
     let encoded_echo = "<p>you sent k3y%2Fwith%22quote</p>";
     let failing_500 = r#"{"api_version":"v1","error":{"code":"error.internal_server_error","message":"dump: {\"secret\":\"aggsk_in_message\"}"}}"#;
-    let server = Scripted::start(
-        vec![
-            json(200, list),
-            json(400, escaped_echo),
-            Act::Reply(502, vec![], encoded_echo.as_bytes().to_vec()),
-            json(500, failing_500),
-        ],
-        4,
-    );
-    let client = Client::builder(&server.url, "agg_test", tricky)
-        .retry(RetryPolicy::none())
+    let server = Scripted::start(vec![
+        json(200, list),
+        json(400, escaped_echo),
+        Act::Reply(502, vec![], encoded_echo.as_bytes().to_vec()),
+        json(500, failing_500),
+    ]);
+    let client = Client::builder(server.url(), "agg_test".parse().unwrap(), tricky)
+        .retry(RetryPolicy::builder().max_attempts(1).build())
         .build()
         .unwrap();
     let errors = [
@@ -78,7 +78,7 @@ fn every_secret_in_a_body_is_redacted_from_errors() {
 #[test]
 fn a_rotation_answer_that_does_not_decode_keeps_its_secret() {
     let broken = r#"{"api_version":"v1","data":{"id":"not-an-id","token":"?","secret":"aggsk_the_new_one","is_active":"yes"}}"#;
-    let server = Scripted::start(vec![json(200, broken)], 1);
+    let server = Scripted::start(vec![json(200, broken)]);
     let id = AccessKeyId::parse("ak_1").unwrap();
     let err = server.client(|b| b).rotate_access_key(&id).unwrap_err();
     assert_eq!(
@@ -89,7 +89,7 @@ fn a_rotation_answer_that_does_not_decode_keeps_its_secret() {
     assert!(!text.contains("aggsk_the_new_one"), "{text}");
     assert!(text.contains("the key was rotated"), "{text}");
     // Other operations never carry one.
-    let server = Scripted::start(vec![json(200, broken)], 1);
+    let server = Scripted::start(vec![json(200, broken)]);
     let err = server.client(|b| b).get_ledger_account().unwrap_err();
     assert!(err.rotated_secret().is_none());
 }
@@ -102,8 +102,8 @@ fn control_characters_from_the_server_are_escaped() {
         r#"{"code":"error.bad_request","message":"\u001b[2J\u001b]0;owned\u0007\r\nPASS everything"}"#,
     );
     let html = Act::Reply(502, vec![], b"\x1b[31mred\x07\r\nfake line\0".to_vec());
-    let server = Scripted::start(vec![nasty, html], 2);
-    let client = server.client(|b| b.retry(RetryPolicy::none()));
+    let server = Scripted::start(vec![nasty, html]);
+    let client = server.client(|b| b.retry(RetryPolicy::builder().max_attempts(1).build()));
     for _ in 0..2 {
         let err = client.get_ledger_account().unwrap_err();
         let text = err.to_string();

@@ -2,7 +2,7 @@
 
 use aggpay::{
     AggregatorMerchantId, BatchStatus, BatchToken, Currency, JobId, LedgerAccountId, NumericId,
-    Paisa, PaymentId, PaymentType, PayoutStatus, RailMerchantId, TransactionStatus,
+    Paisa, PaymentId, PaymentType, PayoutStatus, PayoutToken, RailMerchantId, TransactionStatus,
     TransactionToken, TransactionType,
 };
 
@@ -327,7 +327,7 @@ impl Dataset {
         };
         SettlementPayout {
             id: NumericId::new(id),
-            token: format!("stxn_{}", rng.hex(20)),
+            token: parse_generated(PayoutToken::parse(format!("stxn_{}", rng.hex(20)))),
             settlement_batch_id: self.batch_token(batch),
             aggregator_id: self.aggregator_id.clone(),
             aggregator_merchant_id: self.merchant_token(merchant),

@@ -1,6 +1,6 @@
 use super::*;
 use crate::config::MockConfig;
-use aggpay::rules;
+use aggpay_internal::rules;
 
 /// The client's reading of a row the mock wrote.
 fn read<M: serde::de::DeserializeOwned>(row: &impl serde::Serialize) -> M {

@@ -197,69 +197,7 @@ impl App {
     }
 
     pub(crate) fn report_export(&self, body: &[u8]) -> Result<Reply, Invalid> {
-        let value: Value =
-            serde_json::from_slice(body).map_err(|e| format!("body must be a JSON object: {e}"))?;
-        let Value::Object(fields) = value else {
-            return Err("body must be a JSON object".to_owned());
-        };
-        let text = |name: &str| -> Result<Option<&str>, Invalid> {
-            match fields.get(name) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.as_str())),
-                Some(_) => Err(format!("`{name}` must be a string")),
-            }
-        };
-        let lax = self.faults.has(Fault::ExportAcceptsEmptyBody);
-        let first = self.data.batch_token(0);
-        let batch_raw = match text("settlement_batch_id")? {
-            Some(b) => b,
-            None if lax => first.as_str(),
-            None => return Err("`settlement_batch_id` is required".to_owned()),
-        };
-        let batch_token = BatchToken::parse(batch_raw).map_err(|_| {
-            "`settlement_batch_id` must start with sb_ and be exactly 39 characters".to_owned()
-        })?;
-        let view = self.view();
-        let mut batch = view
-            .batch_index(batch_token.as_str())
-            .ok_or("`settlement_batch_id` names no batch")?;
-        if self.faults.has(Fault::ExportOtherBatch) {
-            batch = (batch + 1) % view.batch_count().max(1);
-        }
-        if self.faults.has(Fault::ExportNewestBatch) {
-            batch = view.batch_count().saturating_sub(1);
-        }
-        let kind_raw = match text("kind")? {
-            Some(k) => k,
-            None if lax => "REPORT_KIND_BATCH",
-            None => return Err("`kind` is required".to_owned()),
-        };
-        let kind = match kind_raw {
-            "REPORT_KIND_BATCH" => ReportKind::Batch,
-            "REPORT_KIND_MERCHANT" => ReportKind::Merchant,
-            other => {
-                return Err(format!(
-                    "`kind` must be REPORT_KIND_BATCH or REPORT_KIND_MERCHANT, got {other:?}"
-                ));
-            }
-        };
-        let merchant = text("merchant_id")?.filter(|m| !m.is_empty());
-        let merchant_id = match (&kind, merchant) {
-            (ReportKind::Batch, None) => None,
-            (ReportKind::Batch, Some(_)) => {
-                return Err("`merchant_id` must be empty for REPORT_KIND_BATCH".to_owned());
-            }
-            (_, None) => {
-                return Err("`merchant_id` is required for REPORT_KIND_MERCHANT".to_owned());
-            }
-            (_, Some(m)) => {
-                let id = RailMerchantId::parse(m).map_err(|e| e.to_string())?;
-                if self.data.rail_merchant_index(id.as_str()).is_none() {
-                    return Err("`merchant_id` names no rail merchant".to_owned());
-                }
-                Some(id)
-            }
-        };
+        let (batch, kind, merchant_id) = self.export_request(body)?;
         let data = &self.data;
         let export = self.state.add_export(|number| {
             let now = jiff::Timestamp::now();
@@ -290,5 +228,88 @@ impl App {
         Ok(reply::ok(&ReportExportCreated {
             report_export: export,
         }))
+    }
+
+    /// What an export request asks for: the batch (its index), the kind,
+    /// the merchant; or why it is refused.
+    fn export_request(
+        &self,
+        body: &[u8],
+    ) -> Result<(u64, ReportKind, Option<RailMerchantId>), Invalid> {
+        let value: Value =
+            serde_json::from_slice(body).map_err(|e| format!("body must be a JSON object: {e}"))?;
+        let Value::Object(fields) = value else {
+            return Err("body must be a JSON object".to_owned());
+        };
+        let text = |name: &str| -> Result<Option<&str>, Invalid> {
+            match fields.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.as_str())),
+                Some(_) => Err(format!("`{name}` must be a string")),
+            }
+        };
+        let lax = self.faults.has(Fault::ExportAcceptsEmptyBody);
+        let first = self.data.batch_token(0);
+        let batch_raw = match text("settlement_batch_id")? {
+            Some(b) => b,
+            None if lax => first.as_str(),
+            None => return Err("`settlement_batch_id` is required".to_owned()),
+        };
+        let batch = self.export_batch(batch_raw)?;
+        let kind = match text("kind")? {
+            Some("REPORT_KIND_BATCH") => ReportKind::Batch,
+            None if lax => ReportKind::Batch,
+            Some("REPORT_KIND_MERCHANT") => ReportKind::Merchant,
+            None => return Err("`kind` is required".to_owned()),
+            Some(other) => {
+                return Err(format!(
+                    "`kind` must be REPORT_KIND_BATCH or REPORT_KIND_MERCHANT, got {other:?}"
+                ));
+            }
+        };
+        let merchant = self.export_merchant(&kind, text("merchant_id")?)?;
+        Ok((batch, kind, merchant))
+    }
+
+    /// The index of the batch an export names (another one under the
+    /// export faults).
+    fn export_batch(&self, raw: &str) -> Result<u64, Invalid> {
+        let token = BatchToken::parse(raw).map_err(|_| {
+            "`settlement_batch_id` must start with sb_ and be exactly 39 characters".to_owned()
+        })?;
+        let view = self.view();
+        let batch = view
+            .batch_index(token.as_str())
+            .ok_or("`settlement_batch_id` names no batch")?;
+        Ok(if self.faults.has(Fault::ExportNewestBatch) {
+            view.batch_count().saturating_sub(1)
+        } else if self.faults.has(Fault::ExportOtherBatch) {
+            (batch + 1) % view.batch_count().max(1)
+        } else {
+            batch
+        })
+    }
+
+    /// The merchant of an export: none for a batch export, a known rail
+    /// merchant for a merchant export.
+    fn export_merchant(
+        &self,
+        kind: &ReportKind,
+        merchant: Option<&str>,
+    ) -> Result<Option<RailMerchantId>, Invalid> {
+        match (kind, merchant.filter(|m| !m.is_empty())) {
+            (ReportKind::Batch, None) => Ok(None),
+            (ReportKind::Batch, Some(_)) => {
+                Err("`merchant_id` must be empty for REPORT_KIND_BATCH".to_owned())
+            }
+            (_, None) => Err("`merchant_id` is required for REPORT_KIND_MERCHANT".to_owned()),
+            (_, Some(m)) => {
+                let id = RailMerchantId::parse(m).map_err(|e| e.kind().to_string())?;
+                if self.data.rail_merchant_index(id.as_str()).is_none() {
+                    return Err("`merchant_id` names no rail merchant".to_owned());
+                }
+                Ok(Some(id))
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use hyper::body::{Body, Frame, SizeHint};
 
-use super::conn::{Busy, ConnState};
+use super::state::{Busy, ConnState};
 
 /// How a body goes out.
 #[derive(Debug)]

@@ -13,7 +13,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio_rustls::TlsAcceptor;
 
-use super::conn::{self, ConnState};
+use super::conn;
+use super::state::ConnState;
 use crate::config::Limits;
 use crate::router::App;
 

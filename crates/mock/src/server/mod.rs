@@ -8,7 +8,10 @@
 mod body;
 mod conn;
 mod listen;
+mod scanner;
 mod service;
+mod state;
+mod tls;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -127,7 +130,7 @@ impl MockServer {
                 "live data moves at most {LIVE_MAX_BATCHES} batches"
             )));
         }
-        let tls = config.tls.as_ref().map(conn::acceptor).transpose()?;
+        let tls = config.tls.as_ref().map(tls::acceptor).transpose()?;
         let addr = format!("{}:{}", config.host, config.port);
         let listen_error = |reason: String| Error::Listen {
             addr: addr.clone(),

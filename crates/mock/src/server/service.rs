@@ -14,7 +14,8 @@ use hyper::header::{
 use hyper::{Request, Response};
 
 use super::body::MockBody;
-use super::conn::{Busy, ConnState, Framing};
+use super::scanner::Framing;
+use super::state::{Busy, ConnState};
 use crate::chaos::Mishap;
 use crate::config::Limits;
 use crate::fault::Fault;
@@ -49,6 +50,27 @@ pub(super) async fn answer(
     if let Some(reply) = app.control(parts.method.as_str(), &target) {
         return Ok(respond(&app, reply, Delivery::default(), &conn, busy));
     }
+    let (reply, delivery) = match admit(&app, &parts, framing, limits).await {
+        Err(refused) => refused,
+        Ok(mut delivery) => match read_body(body, limits).await {
+            Err(reply) => {
+                delivery.close = true;
+                (reply, delivery)
+            }
+            Ok(body) => (handle(&app, &parts, &target, &body), delivery),
+        },
+    };
+    Ok(respond(&app, reply, delivery, &conn, busy))
+}
+
+/// Before the body is read: the latency, the chaos, the framing and the
+/// declared length. How to deliver the answer, or the answer at once.
+async fn admit(
+    app: &App,
+    parts: &hyper::http::request::Parts,
+    framing: Framing,
+    limits: Limits,
+) -> Result<Delivery, (Reply, Delivery)> {
     let n = app.next_request();
     let latency = app.latency.delay(app.data.seed, n);
     if !latency.is_zero() {
@@ -58,24 +80,12 @@ pub(super) async fn answer(
     match app.chaos.decide(app.data.seed, n) {
         Some(Mishap::Status(status)) => {
             delivery.close = true;
-            return Ok(respond(
-                &app,
-                reply::chaos_status(status),
-                delivery,
-                &conn,
-                busy,
-            ));
+            return Err((reply::chaos_status(status), delivery));
         }
         Some(Mishap::TooMany) => {
             delivery.close = true;
             delivery.retry_after = Some(app.chaos.retry_after_secs());
-            return Ok(respond(
-                &app,
-                reply::too_many_requests(),
-                delivery,
-                &conn,
-                busy,
-            ));
+            return Err((reply::too_many_requests(), delivery));
         }
         // A lost write is a reset, after the write is carried out.
         Some(Mishap::LostWrite) if parts.method != hyper::Method::GET => {
@@ -87,7 +97,7 @@ pub(super) async fn answer(
     if framing == Framing::Ambiguous {
         delivery.close = true;
         let reply = reply::bad_request("Content-Length together with Transfer-Encoding");
-        return Ok(respond(&app, reply, delivery, &conn, busy));
+        return Err((reply, delivery));
     }
     delivery.close = framing == Framing::Chunked;
     let declared = parts
@@ -99,46 +109,47 @@ pub(super) async fn answer(
         // Refused unread: the connection closes instead of draining it.
         delivery.close = true;
         let reply = reply::bad_request(format!("body larger than {} bytes", limits.max_body_bytes));
-        return Ok(respond(&app, reply, delivery, &conn, busy));
+        return Err((reply, delivery));
     }
+    Ok(delivery)
+}
+
+/// The request body, within its size and time limits; or the 400 that
+/// says which was broken.
+async fn read_body(body: IncomingBody, limits: Limits) -> Result<Bytes, Reply> {
     let limit = usize::try_from(limits.max_body_bytes).unwrap_or(usize::MAX);
     let read = tokio::time::timeout(
         limits.body_read_timeout,
         Limited::new(body, limit).collect(),
     );
-    let body: Bytes = match read.await {
-        Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(_)) => {
-            delivery.close = true;
-            let reply = reply::bad_request(format!(
-                "body larger than {} bytes, or broken",
-                limits.max_body_bytes
-            ));
-            return Ok(respond(&app, reply, delivery, &conn, busy));
-        }
-        Err(_) => {
-            delivery.close = true;
-            let reply = reply::bad_request(format!(
-                "body not received within {} s",
-                limits.body_read_timeout.as_secs_f64()
-            ));
-            return Ok(respond(&app, reply, delivery, &conn, busy));
-        }
-    };
+    match read.await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(_)) => Err(reply::bad_request(format!(
+            "body larger than {} bytes, or broken",
+            limits.max_body_bytes
+        ))),
+        Err(_) => Err(reply::bad_request(format!(
+            "body not received within {} s",
+            limits.body_read_timeout.as_secs_f64()
+        ))),
+    }
+}
+
+/// The API's answer to a whole request.
+fn handle(app: &App, parts: &hyper::http::request::Parts, target: &str, body: &[u8]) -> Reply {
     let key = parts
         .headers
-        .get(aggpay::rules::KEY_HEADER)
+        .get(aggpay_internal::rules::KEY_HEADER)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let incoming = Incoming {
         method: parts.method.as_str(),
-        url: &target,
+        url: target,
         key: key.as_deref(),
-        body: &body,
+        body,
     };
     // A panic is a bug, but it must cost one request, not the connection.
-    let reply = catch_unwind(AssertUnwindSafe(|| app.handle(&incoming)))
-        .unwrap_or_else(|_| reply::internal("the mock failed to answer this request"));
-    Ok(respond(&app, reply, delivery, &conn, busy))
+    catch_unwind(AssertUnwindSafe(|| app.handle(&incoming)))
+        .unwrap_or_else(|_| reply::internal("the mock failed to answer this request"))
 }
 
 /// The response: the reply with the wire faults, and the chaos body.

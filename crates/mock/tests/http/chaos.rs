@@ -171,7 +171,7 @@ fn a_walk_through_chaos_gets_exactly_the_rows_of_a_clean_walk() {
     let client = |server: &MockServer| {
         Client::builder(
             server.url(),
-            server.aggregator_id().as_str(),
+            server.aggregator_id().clone(),
             server.secret_key(),
         )
         .timeout(Duration::from_secs(10))

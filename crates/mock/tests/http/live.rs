@@ -10,7 +10,7 @@ use serde_json::Value;
 fn client(server: &MockServer) -> Client {
     Client::builder(
         server.url(),
-        server.aggregator_id().as_str(),
+        server.aggregator_id().clone(),
         server.secret_key(),
     )
     .build()

@@ -27,7 +27,7 @@ impl Checked for AggregatorMerchant {
             format!(
                 "merchant {} names aggregator {}, not {aggregator}: not stored",
                 self.token,
-                aggpay::util::excerpt(self.aggregator_id.as_str(), 60)
+                aggpay_internal::text::excerpt(self.aggregator_id.as_str(), 60)
             )
         })
     }
@@ -89,7 +89,7 @@ impl Engine<'_> {
         let mut newest: Option<i64> = None;
         while let Some(page) = walk.next_page() {
             let page = match page {
-                Ok(page) => page,
+                Ok(page) => page.items,
                 Err(e) => {
                     // What was read is kept; the list is read again next run.
                     self.store.commit(None)?;

@@ -103,7 +103,7 @@ impl Setback {
                     }
                     source = cause.source();
                 }
-                aggpay::util::escape_control(&text).into_owned()
+                aggpay_internal::text::escape_control(&text).into_owned()
             }
             Setback::Integrity(message) => message.clone(),
         }
@@ -232,7 +232,7 @@ impl<'a> Engine<'a> {
     /// The setback of a request that failed for good; a key refused (401)
     /// ends the run instead: nothing else can be synced.
     fn server(&self, e: aggpay::Error) -> Result<Setback, SyncError> {
-        if e.status() == Some(401) {
+        if e.is_unauthorized() {
             return Err(SyncError::client("the key was refused")(e));
         }
         Ok(Setback::Server(e))
@@ -278,7 +278,7 @@ impl<'a> Engine<'a> {
                     self.set_aside("batch list", "batches", &setback);
                     break;
                 }
-                Ok(page) => page,
+                Ok(page) => page.items,
             };
             first = false;
             self.summary.pages += 1;

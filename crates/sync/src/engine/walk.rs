@@ -227,7 +227,7 @@ impl Engine<'_> {
                 "batch {} ({}): a row names aggregator {}, not {}: not stored",
                 batch.token,
                 kind.as_str(),
-                aggpay::util::excerpt(foreign.aggregator().as_str(), 60),
+                aggpay_internal::text::excerpt(foreign.aggregator().as_str(), 60),
                 self.aggregator
             );
             return self
@@ -296,7 +296,7 @@ impl Engine<'_> {
             batch.token,
             // Final statuses only reach here, but a status is the server's
             // text: never printed raw.
-            aggpay::util::excerpt(batch.status.as_str(), 40),
+            aggpay_internal::text::excerpt(batch.status.as_str(), 40),
             kind.as_str(),
             server_count.map_or_else(|| "none".to_owned(), |n| n.to_string())
         );
@@ -320,11 +320,11 @@ fn fetcher<'s, T: Mirrored>(
     move || {
         while !stop.load(Ordering::SeqCst) {
             let message = match walk.next_page() {
-                Some(Ok(rows)) => Ok(Fetched {
+                Some(Ok(page)) => Ok(Fetched {
                     side,
-                    rows,
+                    server_count: Some(page.count),
+                    rows: page.items,
                     position: walk.position().to_string(),
-                    server_count: walk.reported_count(),
                     last: false,
                 }),
                 None => Ok(Fetched {

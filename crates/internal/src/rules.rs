@@ -1,12 +1,12 @@
 //! The textual rules of API.md's typing section, as reusable checks.
 //!
-//! Every typed value of this crate (identifiers, amounts, timestamps) is
+//! Every typed value of the client (identifiers, amounts, timestamps) is
 //! validated with these functions, and the conformance harness judges raw
 //! wire JSON with the same ones, so the client and the harness can never
 //! disagree about what a well-formed value looks like.
 //!
 //! ```
-//! use aggpay::rules;
+//! use aggpay_internal::rules;
 //!
 //! assert!(rules::is_batch_token("sb_0f8fad5b-d9cb-469f-a165-70867728950e"));
 //! assert!(!rules::is_batch_token("sb_too_short"));
@@ -174,7 +174,7 @@ pub fn is_date(value: &str) -> bool {
 /// the URL-unreserved ones (`A-Z a-z 0-9 - . _ ~`) becomes `%XX`.
 ///
 /// ```
-/// assert_eq!(aggpay::rules::encode_component("a b/c,d~"), "a%20b%2Fc%2Cd~");
+/// assert_eq!(aggpay_internal::rules::encode_component("a b/c,d~"), "a%20b%2Fc%2Cd~");
 /// ```
 pub fn encode_component(value: &str) -> String {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
@@ -205,7 +205,7 @@ pub fn encode_component(value: &str) -> String {
 /// Why the URL is refused, naming the offending part.
 ///
 /// ```
-/// use aggpay::rules::parse_base_url;
+/// use aggpay_internal::rules::parse_base_url;
 ///
 /// assert_eq!(parse_base_url("HTTPS://api.example.com/pay/").unwrap(), "https://api.example.com/pay");
 /// assert!(parse_base_url("ftp://api.example.com").is_err());

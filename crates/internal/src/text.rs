@@ -1,16 +1,11 @@
-//! Small helpers the aggpay tools share: one hash, and the two ways text
-//! from elsewhere is made safe to show.
-//!
-//! They live here, beside [`rules`](crate::rules), so that the client, the
-//! mock server, the conformance harness and the sync tool never grow
-//! diverging copies of them.
+//! Text from elsewhere made safe to show: cut, control characters
+//! escaped, secrets redacted.
 //!
 //! ```
-//! use aggpay::util;
+//! use aggpay_internal::text;
 //!
-//! assert_eq!(util::splitmix64_inverse(util::splitmix64(42)), 42);
-//! assert_eq!(util::truncate("abcdef", 3), "abc…");
-//! assert_eq!(util::escape_control("ok\u{1b}[2J\r\nPASS"), "ok\\u{1b}[2J\\r\\nPASS");
+//! assert_eq!(text::truncate("abcdef", 3), "abc…");
+//! assert_eq!(text::escape_control("ok\u{1b}[2J\r\nPASS"), "ok\\u{1b}[2J\\r\\nPASS");
 //! ```
 
 use std::borrow::Cow;
@@ -19,49 +14,6 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use serde_json::Value;
-
-const MUL1: u64 = 0xbf58_476d_1ce4_e5b9;
-const MUL2: u64 = 0x94d0_49bb_1331_11eb;
-
-/// The splitmix64 finaliser: a bijection on `u64` with good avalanche.
-/// Not for anything secret.
-pub const fn splitmix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(MUL1);
-    z = (z ^ (z >> 27)).wrapping_mul(MUL2);
-    z ^ (z >> 31)
-}
-
-/// Multiplicative inverse modulo 2^64 of an odd number (Newton's method:
-/// each step doubles the correct low bits, 6 steps cover 64).
-const fn inverse(a: u64) -> u64 {
-    let mut x = a;
-    let mut i = 0;
-    while i < 6 {
-        x = x.wrapping_mul(2u64.wrapping_sub(a.wrapping_mul(x)));
-        i += 1;
-    }
-    x
-}
-
-/// Undoes `z ^= z >> s`.
-const fn unshift(z: u64, s: u32) -> u64 {
-    let mut x = z;
-    let mut k = s;
-    while k < 64 {
-        x = z ^ (x >> s);
-        k += s;
-    }
-    x
-}
-
-/// The inverse of [`splitmix64`]: `splitmix64_inverse(splitmix64(x)) == x`.
-pub const fn splitmix64_inverse(mut z: u64) -> u64 {
-    z = unshift(z, 31);
-    z = z.wrapping_mul(inverse(MUL2));
-    z = unshift(z, 27);
-    z = z.wrapping_mul(inverse(MUL1));
-    unshift(z, 30)
-}
 
 /// `text` cut to at most `max_chars` characters, with `…` appended when
 /// something was cut.
@@ -131,7 +83,7 @@ static SECRET_MEMBER: LazyLock<Regex> = LazyLock::new(|| {
 /// member of JSON, known or not.
 ///
 /// ```
-/// use aggpay::util::Redactor;
+/// use aggpay_internal::text::Redactor;
 ///
 /// let mut r = Redactor::new();
 /// r.add("k3y/1");
@@ -243,60 +195,6 @@ impl Redactor {
     }
 }
 
-/// A `Retry-After` value, delay-seconds or an HTTP date (RFC 9110
-/// section 10.2.3), as a wait from now; a date in the past waits nothing.
-pub fn parse_retry_after(value: &str) -> Option<std::time::Duration> {
-    let value = value.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(std::time::Duration::from_secs(seconds));
-    }
-    static PARSER: jiff::fmt::rfc2822::DateTimeParser = jiff::fmt::rfc2822::DateTimeParser::new();
-    let at = PARSER.parse_timestamp(value).ok()?;
-    let wait = jiff::Timestamp::now().duration_until(at);
-    Some(std::time::Duration::try_from(wait).unwrap_or(std::time::Duration::ZERO))
-}
-
-/// The slowest and the fastest request rates a client accepts
-/// ([`ClientBuilder::rate_limit`](crate::ClientBuilder::rate_limit)), in
-/// requests a second: one an hour to a million a second.
-pub const RATE_LIMIT_RANGE: std::ops::RangeInclusive<f64> = (1.0 / 3_600.0)..=1_000_000.0;
-
-/// A command-line number of seconds, from 1 ms to a day (a timeout, a run
-/// budget); the error says the range. For the tools built on this crate,
-/// so that they refuse the same values the same way.
-///
-/// ```
-/// assert_eq!(aggpay::util::parse_seconds("2.5"), Ok(2.5));
-/// assert!(aggpay::util::parse_seconds("1e20").is_err());
-/// assert!(aggpay::util::parse_seconds("NaN").is_err());
-/// ```
-pub fn parse_seconds(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(v) if (0.001..=86_400.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "`{}` is not a number of seconds from 0.001 to 86400",
-            excerpt(text, 40)
-        )),
-    }
-}
-
-/// A command-line request rate within [`RATE_LIMIT_RANGE`]; the error
-/// says the range.
-///
-/// ```
-/// assert_eq!(aggpay::util::parse_rate("50"), Ok(50.0));
-/// assert!(aggpay::util::parse_rate("1e-300").is_err());
-/// ```
-pub fn parse_rate(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(v) if RATE_LIMIT_RANGE.contains(&v) => Ok(v),
-        _ => Err(format!(
-            "`{}` is not a number of requests per second from 0.0003 (one an hour) to 1000000",
-            excerpt(text, 40)
-        )),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,11 +263,6 @@ mod tests {
     }
 
     proptest! {
-        #[test]
-        fn mixing_is_a_bijection(x in any::<u64>()) {
-            prop_assert_eq!(splitmix64_inverse(splitmix64(x)), x);
-        }
-
         #[test]
         fn escaped_text_has_no_control(s in any::<String>()) {
             let escaped = escape_control(&s);

@@ -1,0 +1,174 @@
+//! When and how often idempotent requests are retried.
+
+use std::time::Duration;
+
+/// When and how often idempotent requests are retried.
+///
+/// Only GET requests are retried, and only after a transport error, a
+/// timeout, 429 or 500/502/503/504. The delay before retry `n` (from 1) is
+/// drawn uniformly from `0..=min(max_delay, base_delay * 2^(n-1))` ("full
+/// jitter"); a `Retry-After` header sets a floor under it.
+///
+/// ```
+/// use std::time::Duration;
+/// use aggpay::RetryPolicy;
+///
+/// let policy = RetryPolicy::builder()
+///     .max_attempts(5)
+///     .base_delay(Duration::from_millis(100))
+///     .build();
+/// assert_eq!(policy.max_attempts(), 5);
+///
+/// // No retries: every request made once.
+/// let once = RetryPolicy::builder().max_attempts(1).build();
+/// assert_eq!(once.max_attempts(), 1);
+/// // The default (what a client uses unless told): 4 attempts.
+/// assert_eq!(RetryPolicy::default().max_attempts(), 4);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryPolicy {
+    max_attempts: u32,
+    base_delay: Duration,
+    max_delay: Duration,
+    max_retry_after: Duration,
+    max_total_wait: Option<Duration>,
+}
+
+/// The default: 4 attempts, 200 ms base, 10 s cap, `Retry-After` up to 60 s.
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(200),
+            max_delay: Duration::from_secs(10),
+            max_retry_after: Duration::from_secs(60),
+            max_total_wait: None,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// A policy built from the default: the one way to build one.
+    pub fn builder() -> RetryPolicyBuilder {
+        RetryPolicyBuilder(Self::default())
+    }
+
+    /// Attempts in all, the first included.
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// The delay scale of the first retry.
+    pub fn base_delay(&self) -> Duration {
+        self.base_delay
+    }
+
+    /// The largest backoff delay.
+    pub fn max_delay(&self) -> Duration {
+        self.max_delay
+    }
+
+    /// The longest `Retry-After` honoured.
+    pub fn max_retry_after(&self) -> Duration {
+        self.max_retry_after
+    }
+
+    /// The most time the retries of a client and its clones may spend
+    /// waiting, all requests together (`None`: no bound but the others).
+    pub fn max_total_wait(&self) -> Option<Duration> {
+        self.max_total_wait
+    }
+
+    /// The backoff delay before retry `retry` (1 for the first retry), given
+    /// a uniform random number in `0..=u64::MAX`.
+    pub(crate) fn backoff(&self, retry: u32, random: u64) -> Duration {
+        let factor = 1u32
+            .checked_shl(retry.saturating_sub(1))
+            .unwrap_or(u32::MAX);
+        let ceiling = self.base_delay.saturating_mul(factor).min(self.max_delay);
+        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+        Duration::from_nanos(if nanos == 0 { 0 } else { random % (nanos + 1) })
+    }
+}
+
+/// Builds a [`RetryPolicy`].
+#[derive(Debug, Clone)]
+pub struct RetryPolicyBuilder(RetryPolicy);
+
+impl RetryPolicyBuilder {
+    /// Attempts in all, the first included (at least 1; default 4).
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.0.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// The delay scale of the first retry (default 200 ms).
+    pub fn base_delay(mut self, delay: Duration) -> Self {
+        self.0.base_delay = delay;
+        self
+    }
+
+    /// The largest backoff delay (default 10 s).
+    pub fn max_delay(mut self, delay: Duration) -> Self {
+        self.0.max_delay = delay;
+        self
+    }
+
+    /// The longest `Retry-After` honoured (default 60 s); a server asking
+    /// for more gets its error returned instead of a long sleep.
+    pub fn max_retry_after(mut self, delay: Duration) -> Self {
+        self.0.max_retry_after = delay;
+        self
+    }
+
+    /// A bound on the time the retries of a client and its clones may
+    /// spend waiting, all requests together: a batch job's patience. Once
+    /// it is spent, a failure is returned at once instead of retried
+    /// (default: no bound beyond the others).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use aggpay::RetryPolicy;
+    ///
+    /// // A nightly job: patient with a flaky server, within half an hour.
+    /// let patient = RetryPolicy::builder()
+    ///     .max_attempts(10)
+    ///     .max_delay(Duration::from_secs(120))
+    ///     .max_total_wait(Duration::from_secs(1800))
+    ///     .build();
+    /// assert_eq!(patient.max_total_wait(), Some(Duration::from_secs(1800)));
+    /// ```
+    pub fn max_total_wait(mut self, budget: Duration) -> Self {
+        self.0.max_total_wait = Some(budget);
+        self
+    }
+
+    /// The policy.
+    pub fn build(self) -> RetryPolicy {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_is_full_jitter_under_a_cap() {
+        let p = RetryPolicy::builder()
+            .base_delay(Duration::from_millis(100))
+            .max_delay(Duration::from_secs(1))
+            .build();
+        assert_eq!(p.backoff(1, 0), Duration::ZERO);
+        assert_eq!(
+            p.backoff(1, u64::MAX),
+            Duration::from_nanos(u64::MAX % 100_000_001)
+        );
+        for retry in 1..40 {
+            for r in [0, 1, 12345, u64::MAX / 3, u64::MAX] {
+                assert!(p.backoff(retry, r) <= Duration::from_secs(1));
+            }
+        }
+        assert!(p.backoff(2, u64::MAX - 1) <= Duration::from_millis(200));
+    }
+}

@@ -1,0 +1,151 @@
+//! HTTP matters the client and the harness share: `Retry-After`, request
+//! pacing, the CA certificates to trust, and telling a TLS failure from
+//! other transport failures.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// A `Retry-After` value, delay-seconds or an HTTP date (RFC 9110
+/// section 10.2.3), as a wait from now; a date in the past waits nothing.
+pub fn parse_retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    static PARSER: jiff::fmt::rfc2822::DateTimeParser = jiff::fmt::rfc2822::DateTimeParser::new();
+    let at = PARSER.parse_timestamp(value).ok()?;
+    let wait = jiff::Timestamp::now().duration_until(at);
+    Some(Duration::try_from(wait).unwrap_or(Duration::ZERO))
+}
+
+/// The least time between two requests, and when the next may leave.
+#[derive(Debug)]
+pub struct Pacer {
+    interval: Duration,
+    next: Mutex<Option<Instant>>,
+}
+
+impl Pacer {
+    /// One request every `interval`.
+    pub fn new(interval: Duration) -> Self {
+        Self {
+            interval,
+            next: Mutex::new(None),
+        }
+    }
+
+    /// Waits for this request's turn: turns are handed out in order, one
+    /// `interval` apart, so threads sharing a client share the rate.
+    pub fn wait(&self) {
+        let now = Instant::now();
+        let at = {
+            let mut next = self
+                .next
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let at = next.map_or(now, |n| n.max(now));
+            *next = Some(at + self.interval);
+            at
+        };
+        if at > now {
+            std::thread::sleep(at - now);
+        }
+    }
+}
+
+/// Why CA certificates could not be used: the message names their origin
+/// (a file's path, or "the CA PEM").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaError(String);
+
+impl std::fmt::Display for CaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CaError {}
+
+/// The certificates of PEM text from `origin` (named in errors): at least
+/// one, every item valid.
+///
+/// # Errors
+///
+/// Invalid PEM, or no certificate in it.
+pub fn ca_certificates(
+    pem: &[u8],
+    origin: &str,
+) -> Result<Vec<ureq::tls::Certificate<'static>>, CaError> {
+    let mut certs = Vec::new();
+    for item in ureq::tls::parse_pem(pem) {
+        match item {
+            Ok(ureq::tls::PemItem::Certificate(cert)) => certs.push(cert.to_owned()),
+            Ok(_) => {}
+            Err(e) => return Err(CaError(format!("{origin} is not valid PEM: {e}"))),
+        }
+    }
+    if certs.is_empty() {
+        return Err(CaError(format!(
+            "{origin} holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
+        )));
+    }
+    Ok(certs)
+}
+
+/// The certificates of a PEM file.
+///
+/// # Errors
+///
+/// The file cannot be read, or as [`ca_certificates`].
+pub fn ca_file(path: &Path) -> Result<Vec<ureq::tls::Certificate<'static>>, CaError> {
+    let origin = format!("the CA file {}", path.display());
+    let pem = std::fs::read(path).map_err(|e| CaError(format!("cannot read {origin}: {e}")))?;
+    ca_certificates(&pem, &origin)
+}
+
+/// True when a transport failure is TLS's: a certificate that is not
+/// trusted, a name that does not match, a handshake that failed.
+pub fn is_tls(error: &ureq::Error) -> bool {
+    match error {
+        ureq::Error::Rustls(_) | ureq::Error::Tls(_) | ureq::Error::Pem(_) => true,
+        ureq::Error::Io(io) => io
+            .get_ref()
+            .is_some_and(|inner| inner.downcast_ref::<rustls::Error>().is_some()),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turns_are_an_interval_apart() {
+        let pacer = Pacer::new(Duration::from_millis(20));
+        let started = Instant::now();
+        for _ in 0..4 {
+            pacer.wait();
+        }
+        // Three intervals at least after the first turn.
+        assert!(started.elapsed() >= Duration::from_millis(60));
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        assert_eq!(parse_retry_after("7"), Some(Duration::from_secs(7)));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after("soon"), None);
+    }
+
+    #[test]
+    fn ca_sources_are_checked_and_named() {
+        let err = ca_file(Path::new("/nonexistent/ca.pem")).unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/ca.pem"), "{err}");
+        let err = ca_certificates(b"not pem", "the CA PEM").unwrap_err();
+        assert!(err.to_string().contains("no PEM certificate"), "{err}");
+    }
+}

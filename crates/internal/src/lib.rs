@@ -1,0 +1,16 @@
+//! What the aggpay workspace shares below its crates: the textual rules of
+//! the API, safe text, one hash, command-line values and HTTP helpers.
+//!
+//! An implementation detail of `aggpay`, `aggpay-mock`,
+//! `aggpay-conformance` and `aggpay-sync`, kept in one place so that they
+//! never grow diverging copies. It makes no stability promise and is not
+//! meant for use outside the workspace: the client's API is `aggpay`'s.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod cli;
+pub mod http;
+pub mod mix;
+pub mod rules;
+pub mod text;
