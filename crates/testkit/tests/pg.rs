@@ -15,3 +15,49 @@ fn a_cluster_starts_answers_and_stops() {
         "the server still listens after the drop"
     );
 }
+
+/// Run in a child process by the test below: starts a cluster with the
+/// environment it was given.
+#[test]
+fn start_in_a_child() {
+    if std::env::var_os("AGGPAY_PG_CHILD").is_none() {
+        return;
+    }
+    drop(PgCluster::start());
+}
+
+/// Without the server binaries the tests fail, saying how to install
+/// them; the opt-out skips, saying so. Nothing passes silently.
+#[test]
+fn missing_binaries_fail_saying_how_to_install_them() {
+    let empty = aggpay_testkit::TempDir::new("aggpay-pg-none");
+    let child = |skip: bool| {
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args([
+            "--exact",
+            "start_in_a_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("AGGPAY_PG_CHILD", "1")
+        .env("AGGPAY_PG_BIN", empty.path());
+        if skip {
+            cmd.env(aggpay_testkit::SKIP_POSTGRES, "1");
+        } else {
+            cmd.env_remove(aggpay_testkit::SKIP_POSTGRES);
+        }
+        let out = cmd.output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (passed, text) = child(false);
+    assert!(!passed, "{text}");
+    assert!(text.contains("apt-get install -y postgresql"), "{text}");
+    let (passed, text) = child(true);
+    assert!(passed, "{text}");
+    assert!(text.contains("PostgreSQL test skipped"), "{text}");
+}
