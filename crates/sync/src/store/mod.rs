@@ -489,6 +489,16 @@ mod tests {
         store.write(table, &[row(table, 7, 20_001, "c")]).unwrap();
         store.commit(None).unwrap();
         assert_eq!(store.count_rows(7, Kind::Transactions).unwrap(), 9_011);
+        // A batch walked again: whole chunks of kept rows, so that a bulk
+        // backend hears of the first conflict while it still sends.
+        let walked_again: Vec<_> = (0..6_000).map(|n| row(table, 7, n, "e")).collect();
+        store.write(table, &walked_again).unwrap();
+        store.commit(None).unwrap();
+        assert_eq!(store.count_rows(7, Kind::Transactions).unwrap(), 9_011);
+        assert_eq!(
+            read("SELECT status FROM transactions WHERE token = 'tok-5999'"),
+            "status-5999-e"
+        );
         // A row of a batch not kept breaks a foreign key: refused.
         let orphan = row(table, 8, 30_000, "d");
         let refused = store

@@ -35,18 +35,6 @@ pub enum Value<'a> {
     Bool(bool),
 }
 
-impl Value<'_> {
-    /// The value with its text owned, kept beyond the row it came from.
-    pub fn into_owned(self) -> Value<'static> {
-        match self {
-            Value::Null => Value::Null,
-            Value::Int(n) => Value::Int(n),
-            Value::Text(t) => Value::Text(Cow::Owned(t.into_owned())),
-            Value::Bool(b) => Value::Bool(b),
-        }
-    }
-}
-
 impl<'a> From<&'a str> for Value<'a> {
     fn from(s: &'a str) -> Self {
         Value::Text(Cow::Borrowed(s))
