@@ -1,7 +1,8 @@
 //! The harness's writes. Never repeated blindly: a rotation whose answer
-//! was lost is recovered from the key list (secrets are returned there in
-//! clear), and sent again only when the list shows it did not happen; an
-//! export, which makes a new job each time, is repeated once
+//! was lost is looked up in the key list (secrets are returned there in
+//! clear): sent again when the list shows it did not happen, recovered
+//! from the list when it did (then rotated once more, to see an answer);
+//! an export, which makes a new job each time, is repeated once
 //! ([`Http::repeatable_write`]).
 
 use serde_json::Value;
@@ -54,9 +55,17 @@ fn listed(http: &Http, id: &str) -> Option<Value> {
 }
 
 /// Rotates key `id`, whose secret is `before`.
+///
+/// A lost answer is looked up in the key list: a rotation that did not
+/// happen is sent again; one that did is recovered from the list and, so
+/// that its answer is seen and judged too, followed by one more rotation
+/// (not blind: the list has shown the state it starts from). Never more
+/// than [`ROTATIONS`] in all.
 pub fn rotate(http: &Http, id: &str, before: Option<&str>) -> Rotation {
     let request = Request::put(format!("/keys/{}/rotate", encode(id)));
+    let mut before = before.map(str::to_owned);
     let mut answer = http.write(request.clone());
+    let mut rotated_again = false;
     for _ in 1..ROTATIONS {
         if answer.transient.is_none() {
             break;
@@ -65,15 +74,19 @@ pub fn rotate(http: &Http, id: &str, before: Option<&str>) -> Rotation {
         // says whether the key was rotated.
         let Some(now) = listed(http, id) else { break };
         let secret = now["secret"].as_str();
-        if before.is_some() && secret != before {
-            return Rotation {
-                id: id.to_owned(),
-                before: before.map(str::to_owned),
-                answer,
-                recovered: Some(now),
-            };
-        }
-        if before.is_none() || !http.wait_before_rewrite(&answer) {
+        if before.is_some() && secret != before.as_deref() {
+            // It happened: recovered, or rotated once more from there.
+            if rotated_again || secret.is_none() || !http.wait_before_rewrite(&answer) {
+                return Rotation {
+                    id: id.to_owned(),
+                    before,
+                    answer,
+                    recovered: Some(now),
+                };
+            }
+            rotated_again = true;
+            before = secret.map(str::to_owned);
+        } else if before.is_none() || !http.wait_before_rewrite(&answer) {
             break;
         }
         http.count_retry();
@@ -81,7 +94,7 @@ pub fn rotate(http: &Http, id: &str, before: Option<&str>) -> Rotation {
     }
     Rotation {
         id: id.to_owned(),
-        before: before.map(str::to_owned),
+        before,
         answer,
         recovered: None,
     }

@@ -2,8 +2,9 @@
 //! evidence made only of them is inconclusive (exit 2), a 500 that comes
 //! back is a failure, and writes are never repeated blindly.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use aggpay_conformance::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE};
@@ -11,7 +12,7 @@ use aggpay_mock::{Chaos, MockConfig, MockServer};
 use aggpay_testkit::{RawRequest, RawServer};
 use serde_json::Value;
 
-use crate::support::{harness, json_run, rule, status_of};
+use crate::support::{against, harness, json_run, rule, set, status_of};
 
 fn chaos(spec: &str) -> Chaos {
     // Retry-After 0: the tests do not wait out a second per 429.
@@ -49,13 +50,15 @@ fn a_flaky_staging_passes_and_the_report_counts_its_retries() {
 }
 
 #[test]
-fn a_lost_rotation_is_recovered_from_the_key_list_and_never_repeated() {
+fn a_lost_rotation_is_recovered_from_the_key_list_and_never_repeated_blindly() {
     // Every write is carried out, and its answer lost.
     let server = MockServer::start(MockConfig::new().chaos(chaos("lost-write=1"))).unwrap();
     let (code, report) = json_run(&server, &["--rules", "keys.*,exports.*"]);
     assert_eq!(status_of(&report, "keys.rotation"), "passed", "{report}");
     assert_eq!(status_of(&report, "keys.consistent"), "passed", "{report}");
-    assert_eq!(server.writes().rotations, 1, "the rotation was repeated");
+    // The list showed the first done: one more, to see an answer, and
+    // when that is lost too, recovered; never a third.
+    assert_eq!(server.writes().rotations, 2, "{report}");
     // An export makes a new job each time: repeated once, then left
     // inconclusive (its answer was lost both times), never failed.
     assert_eq!(status_of(&report, "exports.seeded"), "inconclusive");
@@ -66,6 +69,56 @@ fn a_lost_rotation_is_recovered_from_the_key_list_and_never_repeated() {
         .to_owned();
     assert!(why.contains("transient"), "{why}");
     assert_eq!(code, EXIT_UNUSABLE);
+}
+
+/// A relay to `server` that carries out the first PUT (the rotation) and
+/// cuts its answer, as a flaky network does once: everything else is
+/// passed on whole.
+fn losing_the_first_rotation_answer(server: &MockServer) -> RawServer {
+    let upstream = server.url().trim_start_matches("http://").to_owned();
+    let lost = AtomicBool::new(false);
+    RawServer::start(move |request: &RawRequest, out: &mut TcpStream| {
+        let Ok(mut to) = TcpStream::connect(&upstream) else {
+            return;
+        };
+        // One request per connection, as the relay serves them.
+        let head: String = request
+            .head
+            .lines()
+            .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
+            .map(|l| format!("{l}\r\n"))
+            .collect();
+        let _ = write!(to, "{head}Connection: close\r\n\r\n");
+        let _ = to.write_all(&request.body);
+        let mut answer = Vec::new();
+        let _ = to.read_to_end(&mut answer);
+        if request.method == "PUT" && !lost.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let _ = out.write_all(&answer);
+    })
+}
+
+#[test]
+fn a_rotation_whose_answer_was_lost_once_is_judged_by_its_next_answer() {
+    let server = MockServer::start(MockConfig::new().seed(3)).unwrap();
+    let relay = losing_the_first_rotation_answer(&server);
+    let mut args = against(&server);
+    set(&mut args, "--base-url", &relay.url());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = harness(&refs);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    let unsure: Vec<&str> = report["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] != "passed")
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(code, EXIT_OK, "{unsure:?}");
+    // The first carried out (the key list shows it), the second seen.
+    assert_eq!(server.writes().rotations, 2);
+    assert!(report["summary"]["retries"].as_u64().unwrap() >= 1);
 }
 
 /// A server that knows its aggregator and answers everything else with
