@@ -216,6 +216,22 @@ impl ListModel {
     }
 }
 
+impl ListModel {
+    /// Keeps the answer for the list's first page: its page, or `None`
+    /// with why the list could not be read.
+    fn first_page(&mut self, first: Exchange) -> Option<Page> {
+        let page = page_of(&first, &self.source);
+        self.pages.push(first);
+        match page {
+            Ok(page) => Some(page),
+            Err(why) => {
+                self.unread = Some(why);
+                None
+            }
+        }
+    }
+}
+
 /// A cursor list: ascending pages of 100 to the end when it is small;
 /// otherwise two pages from each end, and one from the middle when the
 /// server's cursors are row ids.
@@ -229,18 +245,11 @@ fn read_cursor(http: &Http, source: Source) -> ListModel {
         }
         r
     };
-    let first = http.send(ascending(None));
-    let page = match page_of(&first, &model.source) {
-        Ok(p) => p,
-        Err(why) => {
-            model.pages.push(first);
-            model.unread = Some(why);
-            return model;
-        }
+    let Some(page) = model.first_page(http.send(ascending(None))) else {
+        return model;
     };
     model.count = page.count;
     model.total = page.total;
-    model.pages.push(first);
     let promised = page.count.unwrap_or(0);
     let pages_allowed = if promised > CURSOR_WHOLE {
         WINDOW_PAGES
@@ -365,16 +374,9 @@ fn read_offset(http: &Http, source: Source) -> ListModel {
     let mut model = ListModel::new(source);
     let base = model.source.request();
     let at = |offset: u64| base.clone().q("limit", PAGE).q("offset", offset);
-    let first = http.send(at(0));
-    let page = match page_of(&first, &model.source) {
-        Ok(p) => p,
-        Err(why) => {
-            model.pages.push(first);
-            model.unread = Some(why);
-            return model;
-        }
+    let Some(page) = model.first_page(http.send(at(0))) else {
+        return model;
     };
-    model.pages.push(first);
     model.count = page.count;
     let step = page.rows.len() as u64;
     model.cap = step.clamp(1, PAGE);

@@ -19,6 +19,17 @@ fn chaos(spec: &str) -> Chaos {
     spec.parse::<Chaos>().unwrap().retry_after(Duration::ZERO)
 }
 
+/// The ids of the rules that did not pass.
+fn not_passed(report: &Value) -> Vec<&str> {
+    report["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] != "passed")
+        .map(|r| r["id"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn a_flaky_staging_passes_and_the_report_counts_its_retries() {
     let server = MockServer::start(
@@ -28,13 +39,7 @@ fn a_flaky_staging_passes_and_the_report_counts_its_retries() {
     )
     .unwrap();
     let (code, report) = json_run(&server, &[]);
-    let unsure: Vec<&str> = report["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["status"] != "passed")
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let unsure = not_passed(&report);
     assert_eq!(
         code,
         EXIT_OK,
@@ -108,13 +113,7 @@ fn a_rotation_whose_answer_was_lost_once_is_judged_by_its_next_answer() {
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let (code, out, err) = harness(&refs);
     let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
-    let unsure: Vec<&str> = report["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["status"] != "passed")
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let unsure = not_passed(&report);
     assert_eq!(code, EXIT_OK, "{unsure:?}");
     // The first carried out (the key list shows it), the second seen.
     assert_eq!(server.writes().rotations, 2);
