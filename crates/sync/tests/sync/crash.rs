@@ -50,12 +50,16 @@ fn killed_runs_resume_to_the_same_mirror_as_a_clean_run() {
 
 fn killed_runs(server: &MockServer, db: &Db, want: &[String]) {
     let mut rng = Lcg(0x5eed);
-    let mut kills = 0;
+    // Kills after the run recorded its start (the ones counted), before
+    // it (while starting: connecting, making the schema), and after it
+    // recorded its end (a kill as it exits).
+    let (mut mid_work, mut early, mut at_exit) = (0, 0, 0);
     let started = Instant::now();
     for _ in 0..80 {
-        if kills >= 12 || started.elapsed() > Duration::from_secs(120) {
+        if mid_work >= 12 || started.elapsed() > Duration::from_secs(120) {
             break;
         }
+        let before = db.runs();
         let mut child = command(server, db)
             .arg("--quiet")
             .stdout(std::process::Stdio::null())
@@ -63,16 +67,33 @@ fn killed_runs(server: &MockServer, db: &Db, want: &[String]) {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(20 + rng.below(280)));
-        if child.try_wait().unwrap().is_none() {
+        let killed = child.try_wait().unwrap().is_none();
+        if killed {
             // SIGKILL: no handler, no cleanup.
             child.kill().unwrap();
-            kills += 1;
         }
-        child.wait().unwrap();
+        let status = child.wait().unwrap();
+        let after = db.runs();
+        if !killed {
+            assert_eq!(
+                after.1,
+                before.1 + 1,
+                "a run that ended ({status}) recorded its end"
+            );
+        } else if after.0 > before.0 {
+            mid_work += 1;
+        } else if after.1 > before.1 {
+            at_exit += 1;
+        } else {
+            early += 1;
+        }
     }
-    assert!(kills >= 10, "only {kills} runs were killed mid-work");
-    // Runs that were killed never finished their record.
-    assert!(db.scalar("SELECT count(*) FROM runs WHERE finished_at IS NULL") >= 10);
+    assert!(
+        mid_work >= 10,
+        "only {mid_work} runs were killed mid-work ({early} while starting, {at_exit} as they exited)"
+    );
+    // A killed run's record stays unfinished: one for each, no other.
+    assert_eq!(db.runs().0, mid_work);
 
     let (code, summary, err) = sync(server, db);
     assert_eq!(code, 0, "{err}");

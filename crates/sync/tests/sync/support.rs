@@ -104,6 +104,18 @@ impl Db {
         self.rows(sql)[0][0].parse().unwrap()
     }
 
+    /// The runs recorded: (unfinished, finished); none before the first
+    /// run made the database. Read only while no sync runs.
+    pub fn runs(&self) -> (i64, i64) {
+        let missing = matches!(self, Db::Sqlite(path) if !path.exists());
+        if missing || self.columns("runs").is_empty() {
+            return (0, 0);
+        }
+        let row =
+            &self.rows("SELECT count(*) - count(finished_at), count(finished_at) FROM runs")[0];
+        (row[0].parse().unwrap(), row[1].parse().unwrap())
+    }
+
     /// Column names of a table, sorted (the backends order them apart).
     fn columns(&self, table: &str) -> Vec<String> {
         let mut names: Vec<String> = match self {

@@ -91,6 +91,10 @@ fn pg_type(ty: Type) -> PgType {
     }
 }
 
+/// How long a run waits for the aggregator's lock before calling the
+/// schema in use.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Rows gathered for one COPY: one statement per chunk, not per page
 /// (a statement's own cost, paid per page of 100 rows, doubled a large
 /// sync's time). A few megabytes at most.
@@ -214,14 +218,21 @@ impl Postgres {
         let mut client = Client::connect(url, NoTls)
             .map_err(SyncError::db(format!("cannot connect to {shown}")))?;
         let schema = schema_name(aggregator);
-        let locked: bool = client
-            .query_one("SELECT pg_try_advisory_lock(hashtext($1))", &[&schema])
-            .map_err(SyncError::db("taking the run lock"))?
-            .get(0);
-        if !locked {
-            return Err(SyncError::Refused(format!(
-                "schema {schema} of {shown} is in use by another aggpay-sync run"
-            )));
+        // A run killed a moment ago holds the lock until its server
+        // process notices it is gone (when the statement it runs ends):
+        // waited for a little, not taken for a run in use.
+        let locked = client
+            .batch_execute(&format!("SET lock_timeout = {}", LOCK_WAIT.as_millis()))
+            .and_then(|()| client.execute("SELECT pg_advisory_lock(hashtext($1))", &[&schema]))
+            .and_then(|_| client.batch_execute("SET lock_timeout = 0"));
+        match locked {
+            Ok(()) => {}
+            Err(e) if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) => {
+                return Err(SyncError::Refused(format!(
+                    "schema {schema} of {shown} is in use by another aggpay-sync run"
+                )));
+            }
+            Err(e) => return Err(SyncError::db("taking the run lock")(e)),
         }
         let exists = |client: &mut Client, sql: &str| -> Result<bool, SyncError> {
             client
