@@ -489,8 +489,8 @@ mod tests {
         store.write(table, &[row(table, 7, 20_001, "c")]).unwrap();
         store.commit(None).unwrap();
         assert_eq!(store.count_rows(7, Kind::Transactions).unwrap(), 9_011);
-        // A batch walked again: whole chunks of kept rows, so that a bulk
-        // backend hears of the first conflict while it still sends.
+        // A batch walked again: whole chunks of kept rows, each refused by
+        // a bulk backend's straight copy and merged through staging.
         let walked_again: Vec<_> = (0..6_000).map(|n| row(table, 7, n, "e")).collect();
         store.write(table, &walked_again).unwrap();
         store.commit(None).unwrap();

@@ -57,7 +57,7 @@ fn aggregators_share_a_database_a_schema_each_equal_to_their_sqlite_mirror() {
 }
 
 #[test]
-fn a_schema_in_use_is_refused_and_free_again_after() {
+fn a_schema_in_use_is_refused_and_a_lock_freed_soon_is_waited_for() {
     let Some(pg) = PgCluster::start() else { return };
     let server = mock(13);
     let db = Db::pg(&pg, "mirror", &server);
@@ -76,8 +76,14 @@ fn a_schema_in_use_is_refused_and_free_again_after() {
     let other = mock(14);
     let (code, _, err) = sync(&other, &Db::pg_at(url, &other));
     assert_eq!(code, 0, "{err}");
-    drop(holder);
+    // Freed a moment after the run starts (as by a run killed a moment
+    // ago, whose server process has not yet noticed): waited for, taken.
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        drop(holder);
+    });
     let (code, _, err) = sync(&server, &db);
+    release.join().unwrap();
     assert_eq!(code, 0, "{err}");
 }
 
