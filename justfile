@@ -23,7 +23,7 @@ examples:
 mock *ARGS:
     cargo run --locked --release -p aggpay-mock -- {{ARGS}}
 
-# Run the conformance harness (no --base-url: against the embedded mock).
+# Run the conformance harness (`just conformance --mock`, or --base-url …).
 conformance *ARGS:
     cargo run --locked --release -p aggpay-conformance -- {{ARGS}}
 
@@ -36,6 +36,6 @@ bench:
     cargo bench --locked -p aggpay-conformance --bench evidence
     cargo bench --locked -p aggpay-sync --bench sync
 
-# Mirror settlements into a SQLite database (e.g. `just sync --db demo.db`).
+# Mirror settlements into a SQLite database (e.g. `just sync --db demo.db --mock`).
 sync *ARGS:
     cargo run --locked --release -p aggpay-sync -- {{ARGS}}

@@ -344,8 +344,9 @@ fn mock_rps_wrk(server: &MockServer) -> Option<f64> {
 /// The default harness run against the embedded mock.
 fn conformance_seconds() -> f64 {
     use clap::Parser;
-    let args = aggpay_conformance::Args::try_parse_from(["aggpay-conformance", "--seed", "1"])
-        .unwrap_or_else(|e| panic!("{e}"));
+    let args =
+        aggpay_conformance::Args::try_parse_from(["aggpay-conformance", "--mock", "--seed", "1"])
+            .unwrap_or_else(|e| panic!("{e}"));
     let started = Instant::now();
     let code = aggpay_conformance::run(&args, &mut std::io::sink(), &mut std::io::sink());
     assert_eq!(code, 0, "the default run must pass");

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use aggpay_internal::setup::ServerArgs;
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -22,31 +23,24 @@ pub enum Format {
 pub const DEFAULT_JOBS: u16 = 16;
 
 /// Tells, with evidence, whether a server honours the aggregator settlement
-/// API (API.md). Without --base-url it starts the built-in mock and runs
-/// against it.
+/// API. Name the server with --base-url (with --key-file or
+/// AGGPAY_SECRET_KEY, and --aggregator), or run against the built-in mock
+/// with --mock.
 ///
 /// Exit codes: 0 every required rule passed (and, with --strict, every
 /// observation), known failures of a --baseline aside; 1 a required rule
-/// failed anew (or an observation, with --strict); 2 the run could not be
-/// made or finished (bad arguments, server unreachable, key rejected on the
-/// first call, --max-duration reached).
+/// failed anew (or an observation, with --strict): the server is wrong;
+/// 2 the run could not be made or finished: bad arguments, no server
+/// named, a setup that does not work (unreachable, TLS mixed up, key
+/// refused, aggregator unknown, wrong path prefix), --max-duration
+/// reached, or only transient failures where a required rule did not
+/// pass. A JSON or JUnit report is written on every exit.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "aggpay-conformance", version, about, long_about)]
 pub struct Args {
-    /// Base URL of the server, its own path prefix included. Omit it to run
-    /// against the built-in mock.
-    #[arg(long, env = "AGGPAY_BASE_URL")]
-    pub base_url: Option<String>,
-    /// The access key secret (never printed).
-    #[arg(long, env = "AGGPAY_SECRET_KEY", hide_env_values = true)]
-    pub key: Option<String>,
-    /// The aggregator id (agg_…).
-    #[arg(long, env = "AGGPAY_AGGREGATOR_ID")]
-    pub aggregator: Option<String>,
-    /// A PEM file of CA certificates to trust instead of the bundled
-    /// roots: for a staging server behind a private CA.
-    #[arg(long, env = "AGGPAY_CA_CERT", value_name = "PEM")]
-    pub ca_cert: Option<PathBuf>,
+    /// The server judged and its credentials.
+    #[command(flatten)]
+    pub server: ServerArgs,
 
     /// A payment with charges (discovered from batch transactions if omitted).
     #[arg(long)]
@@ -70,7 +64,7 @@ pub struct Args {
     #[arg(long)]
     pub till_code: Option<String>,
     /// Run the writes: one key rotation (with --access-key-id) and report
-    /// export creations. Always on against the built-in mock.
+    /// export creations. Always on with --mock.
     #[arg(long)]
     pub allow_writes: bool,
 
@@ -128,6 +122,24 @@ pub struct Args {
 }
 
 impl Args {
+    /// The arguments of the command line `argv` (the program's name
+    /// first), noting which came from the environment: a key typed on the
+    /// command line is warned about, one from the environment is not.
+    ///
+    /// # Errors
+    ///
+    /// clap's, to print and exit with (`--help`, `--version` included).
+    pub fn from_command_line<I, T>(argv: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let matches = Self::command().try_get_matches_from(argv)?;
+        let mut args = Self::from_arg_matches(&matches)?;
+        args.server.record_sources(&matches);
+        Ok(args)
+    }
+
     /// The per-request timeout.
     pub fn timeout(&self) -> Duration {
         Duration::from_secs_f64(self.timeout)

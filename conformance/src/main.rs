@@ -3,10 +3,8 @@
 use std::process::ExitCode;
 
 use aggpay_conformance::{Args, run};
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = Args::from_command_line(std::env::args_os()).unwrap_or_else(|e| e.exit());
     ExitCode::from(run(
         &args,
         &mut std::io::stdout().lock(),

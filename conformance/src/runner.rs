@@ -7,13 +7,14 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Instant;
 
+use aggpay_internal::setup::Server;
 use aggpay_mock::{MockConfig, MockServer};
 use regex::Regex;
 
 use crate::baseline::{Baseline, Known};
 use crate::cli::{Args, Format};
 use crate::ctx::{Ctx, Found, Inputs, Options};
-use crate::http::{Http, HttpConfig, NoAnswerKind, Request};
+use crate::http::{Http, HttpConfig, USER_AGENT};
 use crate::pool::Pool;
 use crate::report::{self, Event, Reporter, RuleReport, Summary};
 use crate::rules::{Check, Level, Outcome, Phase, Rule, Status, catalogue};
@@ -88,10 +89,35 @@ struct Target {
     aggregator: String,
     inputs: Inputs,
     allow_writes: bool,
-    _mock: Option<MockServer>,
+    mock: Option<MockServer>,
 }
 
-fn target(args: &Args) -> Result<Target, Unusable> {
+impl Target {
+    /// How every report names it.
+    fn name(&self) -> String {
+        target_name(&self.base, self.mock.is_some())
+    }
+}
+
+/// How reports name a target: its URL, and "built-in mock" when it is one.
+fn target_name(base: &str, mock: bool) -> String {
+    if mock {
+        format!("{base} (built-in mock)")
+    } else {
+        base.to_owned()
+    }
+}
+
+/// The target of `args`: the server they name, or the built-in mock when
+/// asked for with `--mock`; warnings about the setup go to `stderr`.
+fn target(args: &Args, stderr: &mut dyn Write) -> Result<Target, Unusable> {
+    let setup = args
+        .server
+        .resolve(&mut std::io::stdin())
+        .map_err(Unusable)?;
+    for w in &setup.warnings {
+        let _ = writeln!(stderr, "aggpay-conformance: warning: {w}");
+    }
     let inputs = Inputs {
         payment_id: args.payment_id.clone(),
         alias_id: args.alias_id.clone(),
@@ -101,38 +127,20 @@ fn target(args: &Args) -> Result<Target, Unusable> {
         mobile: args.mobile.clone(),
         till_code: args.till_code.clone(),
     };
-    match &args.base_url {
-        Some(base) => {
-            let key = args.key.clone().ok_or_else(|| {
-                Unusable("--key (or AGGPAY_SECRET_KEY) is required with --base-url".into())
-            })?;
-            let aggregator = args.aggregator.clone().ok_or_else(|| {
-                Unusable(
-                    "--aggregator (or AGGPAY_AGGREGATOR_ID) is required with --base-url".into(),
-                )
-            })?;
-            if !aggpay_internal::rules::has_prefix(&aggregator, "agg_") {
-                return Err(Unusable(format!(
-                    "--aggregator {} is not an agg_ identifier",
-                    aggpay_internal::text::excerpt(&aggregator, 80)
-                )));
-            }
-            let base = aggpay_internal::rules::parse_base_url(base).map_err(|why| {
-                Unusable(format!(
-                    "--base-url {} {why}",
-                    aggpay_internal::text::excerpt(base, 80)
-                ))
-            })?;
-            Ok(Target {
-                base,
-                key,
-                aggregator,
-                inputs,
-                allow_writes: args.allow_writes,
-                _mock: None,
-            })
-        }
-        None => {
+    match setup.server {
+        Server::Remote {
+            base,
+            key,
+            aggregator,
+        } => Ok(Target {
+            base,
+            key: key.expose().to_owned(),
+            aggregator,
+            inputs,
+            allow_writes: args.allow_writes,
+            mock: None,
+        }),
+        Server::Mock => {
             let mock = MockServer::start(MockConfig::new())
                 .map_err(|e| Unusable(format!("failed to start the built-in mock: {e}")))?;
             let info = mock.info();
@@ -158,7 +166,7 @@ fn target(args: &Args) -> Result<Target, Unusable> {
                 aggregator: mock.aggregator_id().to_string(),
                 inputs,
                 allow_writes: true,
-                _mock: Some(mock),
+                mock: Some(mock),
             })
         }
     }
@@ -173,25 +181,53 @@ fn random_seed() -> u64 {
 }
 
 /// Runs the suite; returns the exit code. Reports go to `stdout` or to
-/// `--output`; problems that stop the run go to `stderr`.
+/// `--output`; problems that stop the run go to `stderr`, and into the
+/// JSON or JUnit report too, so that automation has a record of every
+/// exit.
 pub fn run(args: &Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
-    match run_inner(args, stdout) {
+    let mut named = None;
+    match run_inner(args, stdout, stderr, &mut named) {
         Ok(code) => code,
         Err(Unusable(why)) => {
+            let why = aggpay_internal::text::escape_control(&why).into_owned();
             let _ = writeln!(
                 stderr,
-                "aggpay-conformance: the run could not be made: {}",
-                aggpay_internal::text::escape_control(&why)
+                "aggpay-conformance: the run could not be made: {why}"
             );
+            if args.format != Format::Human {
+                let target = named.unwrap_or_else(|| match &args.server.base_url {
+                    Some(base) => aggpay_internal::text::excerpt(base, 200),
+                    None if args.server.mock => "built-in mock".to_owned(),
+                    None => "none".to_owned(),
+                });
+                if let Err(Unusable(e)) = report_unusable(args, stdout, &target, &why) {
+                    let _ = writeln!(stderr, "aggpay-conformance: {e}");
+                }
+            }
             EXIT_UNUSABLE
         }
     }
 }
 
+/// The JSON or JUnit report of a run that could not be made: the target
+/// and why, exit code 2.
+fn report_unusable(
+    args: &Args,
+    stdout: &mut dyn Write,
+    target: &str,
+    why: &str,
+) -> Result<(), Unusable> {
+    let mut reporters = reporters(args, stdout)?;
+    emit(&mut reporters, &Event::Unusable { target, why })
+}
+
 /// Runs one rule, catching a panic (a harness bug) as a failure.
 fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseline) -> RuleReport {
     let began = Instant::now();
-    let spent = deadline.is_some_and(|d| Instant::now() >= d);
+    // The budget is spent at the deadline, or as soon as a request was
+    // held back because its turn (pacing) came after it.
+    let budget_spent = || deadline.is_some_and(|d| Instant::now() >= d) || ctx.http.budget_spent();
+    let spent = budget_spent();
     let outcome = if spent {
         Outcome::not_run()
     } else {
@@ -204,8 +240,9 @@ fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseli
                 )
             });
         // A rule still at work when the budget ran out may have been cut
-        // short: its verdict is not one.
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        // short (a request not sent is no answer of the server's): its
+        // verdict is not one.
+        if budget_spent() {
             Outcome::not_run()
         } else {
             outcome
@@ -216,7 +253,12 @@ fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseli
     })
 }
 
-fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
+fn run_inner(
+    args: &Args,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    named: &mut Option<String>,
+) -> Result<u8, Unusable> {
     if args.list_rules {
         list_rules(stdout).map_err(|e| Unusable(format!("failed to write: {e}")))?;
         return Ok(EXIT_OK);
@@ -234,18 +276,14 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
     };
     let started = Instant::now();
     let deadline = args.max_duration().map(|d| started + d);
-    let target = target(args)?;
+    let target = target(args, stderr)?;
+    let target_name = target.name();
+    *named = Some(target_name.clone());
     let seed = args.seed.unwrap_or_else(random_seed);
     let jobs = usize::from(args.jobs);
     let http = connect(args, &target, &rules, deadline)?;
 
     let mut reporters = reporters(args, stdout)?;
-    let embedded = args.base_url.is_none();
-    let target_name = if embedded {
-        format!("{} (built-in mock)", target.base)
-    } else {
-        target.base.clone()
-    };
     emit(
         &mut reporters,
         &Event::Started {
@@ -296,51 +334,53 @@ fn run_inner(args: &Args, stdout: &mut dyn Write) -> Result<u8, Unusable> {
     Ok(summary.exit_code)
 }
 
-/// The harness's client of the target, once the first call shows a run
-/// can be made: the server answers and takes the key.
+/// How long the check of a setup waits out transient failures, at most.
+const PREFLIGHT_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The harness's client of the target, once a check of the setup shows a
+/// run can be made: before anything is judged, the aggregator record and
+/// the key list are read with the key, and a setup that does not work
+/// (unreachable, TLS mixed up, key refused, aggregator unknown, a path
+/// prefix that matches nothing) stops the run with its likely cause.
 fn connect(
     args: &Args,
     target: &Target,
     rules: &[Rule],
     deadline: Option<Instant>,
 ) -> Result<Http, Unusable> {
+    if target.mock.is_none() {
+        let left = deadline.map_or(PREFLIGHT_PATIENCE, |d| {
+            d.saturating_duration_since(Instant::now())
+        });
+        aggpay_internal::preflight::check(&aggpay_internal::preflight::Check {
+            base: &target.base,
+            aggregator: &target.aggregator,
+            key: &target.key,
+            ca_cert: args.server.ca_cert.as_deref(),
+            timeout: args.timeout(),
+            patience: left.min(PREFLIGHT_PATIENCE),
+            user_agent: USER_AGENT,
+        })
+        .map_err(|p| Unusable(p.message))?;
+    }
     let jobs = usize::from(args.jobs);
     let pool = Arc::new(Pool::new(jobs));
     let observers = rules.iter().filter_map(Rule::observer).collect();
-    let http = Http::new(
+    Http::new(
         HttpConfig {
             base: target.base.clone(),
             aggregator: target.aggregator.clone(),
             key: target.key.clone(),
             timeout: args.timeout(),
             interval: args.interval(),
-            ca_cert: args.ca_cert.clone(),
+            ca_cert: args.server.ca_cert.clone(),
             deadline,
             jobs,
         },
         pool,
         observers,
     )
-    .map_err(|e| Unusable(e.to_string()))?;
-    let first = http.send(Request::get(""));
-    match &first.outcome {
-        Err(why) => {
-            let hint = match why.kind {
-                NoAnswerKind::Tls => {
-                    " (a server behind a private CA: give its CA certificate with --ca-cert or AGGPAY_CA_CERT)"
-                }
-                _ => "",
-            };
-            Err(Unusable(format!(
-                "server unreachable at {}: {why}{hint}",
-                target.base
-            )))
-        }
-        Ok(401) => Err(Unusable(
-            "the key was rejected (401) on the first call".into(),
-        )),
-        _ => Ok(http),
-    }
+    .map_err(|e| Unusable(e.to_string()))
 }
 
 /// Writes the failures of `reports` as a baseline of known failures.

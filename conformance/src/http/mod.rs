@@ -27,6 +27,8 @@ pub use retry::Transient;
 /// Largest body read; a larger one fails the exchange (an endless body
 /// cannot hang the harness).
 pub const MAX_BODY: u64 = 16 * 1024 * 1024;
+/// The harness's `User-Agent`.
+pub const USER_AGENT: &str = concat!("aggpay-conformance/", env!("CARGO_PKG_VERSION"));
 /// How many offending exchanges an exchange rule keeps as evidence.
 const KEEP: usize = 5;
 /// How many characters of a body evidence quotes.
@@ -386,7 +388,7 @@ impl Http {
             // Never follow a redirect: the key goes to the base URL only.
             .max_redirects(0)
             .tls_config(tls.build())
-            .user_agent(concat!("aggpay-conformance/", env!("CARGO_PKG_VERSION")))
+            .user_agent(USER_AGENT)
             .build();
         let agent = agent_config.clone().new_agent();
         let mut redactor = Redactor::new();
@@ -548,8 +550,13 @@ impl Http {
         url: &str,
     ) -> Option<Result<Answer, ureq::Error>> {
         let _slot = self.pool.slot();
-        if let Some(pacer) = &self.pacer {
-            pacer.wait();
+        // A turn of the pacer past the deadline is not waited for: the
+        // budget bounds the whole run, pacing included.
+        if let Some(pacer) = &self.pacer
+            && !pacer.wait_before(self.deadline)
+        {
+            self.spent.store(true, Ordering::SeqCst);
+            return None;
         }
         let timeout = match self.left() {
             Some(left) if left.is_zero() => {

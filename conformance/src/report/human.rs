@@ -83,6 +83,8 @@ impl Reporter for Human<'_> {
                 Self::table(out, summary, rules)?;
                 Self::totals(out, summary)
             }
+            // Said on stderr, where a person reads why a run stopped.
+            Event::Unusable { .. } => Ok(()),
         }
     }
 }

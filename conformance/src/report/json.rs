@@ -20,8 +20,22 @@ impl<'w> Json<'w> {
 
 impl Reporter for Json<'_> {
     fn on(&mut self, event: &Event<'_>) -> io::Result<()> {
-        let Event::Done { summary, rules } = event else {
-            return Ok(());
+        let (summary, rules) = match event {
+            Event::Done { summary, rules } => (summary, rules),
+            Event::Unusable { target, why } => {
+                let report = json!({
+                    "tool": "aggpay-conformance",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "target": target,
+                    "error": why,
+                    "exit_code": crate::runner::EXIT_UNUSABLE,
+                    "rules": [],
+                });
+                serde_json::to_writer_pretty(&mut self.out, &report)?;
+                writeln!(self.out)?;
+                return self.out.flush();
+            }
+            _ => return Ok(()),
         };
         let rules: Vec<Value> = rules
             .iter()
@@ -73,6 +87,7 @@ impl Reporter for Json<'_> {
                 "retries": summary.retries,
                 "duration_ms": summary.duration.as_millis() as u64,
             },
+            "error": null,
             "exit_code": summary.exit_code,
             "rules": rules,
         });

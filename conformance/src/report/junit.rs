@@ -17,10 +17,36 @@ impl<'w> Junit<'w> {
     }
 }
 
+impl Junit<'_> {
+    /// A run that could not be made: one test case, `run`, in error with
+    /// why, so that a CI's test view shows it.
+    fn unusable(&mut self, target: &str, why: &str) -> io::Result<()> {
+        let mut suite = TestSuite::new("aggpay-conformance");
+        suite.add_property(("target", target));
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status.set_message(why);
+        status.set_type("could not run");
+        let mut case = TestCase::new("run", status);
+        case.set_classname("aggpay.conformance.setup");
+        suite.add_test_case(case);
+        self.write(suite)
+    }
+
+    fn write(&mut self, suite: TestSuite) -> io::Result<()> {
+        let mut report = Report::new("aggpay-conformance");
+        report.add_test_suite(suite);
+        report.serialize(&mut self.out).map_err(io::Error::other)?;
+        writeln!(self.out)?;
+        self.out.flush()
+    }
+}
+
 impl Reporter for Junit<'_> {
     fn on(&mut self, event: &Event<'_>) -> io::Result<()> {
-        let Event::Done { summary, rules } = event else {
-            return Ok(());
+        let (summary, rules) = match event {
+            Event::Done { summary, rules } => (summary, rules),
+            Event::Unusable { target, why } => return self.unusable(target, why),
+            _ => return Ok(()),
         };
         let mut suite = TestSuite::new("aggpay-conformance");
         suite.set_time(summary.duration);
@@ -108,10 +134,6 @@ impl Reporter for Junit<'_> {
             }
             suite.add_test_case(case);
         }
-        let mut report = Report::new("aggpay-conformance");
-        report.add_test_suite(suite);
-        report.serialize(&mut self.out).map_err(io::Error::other)?;
-        writeln!(self.out)?;
-        self.out.flush()
+        self.write(suite)
     }
 }

@@ -16,7 +16,8 @@ use crate::cli::Format;
 use crate::rules::{Level, Outcome, Rule, Status};
 
 /// What a run reports, in order: one `Started`, one `Rule` per rule (in
-/// catalogue order, whatever the parallelism), one `Done`.
+/// catalogue order, whatever the parallelism), one `Done`; or, for a run
+/// that could not be made, one `Unusable`.
 #[derive(Debug)]
 pub enum Event<'a> {
     /// The run begins.
@@ -34,6 +35,13 @@ pub enum Event<'a> {
     },
     /// A rule finished.
     Rule(&'a RuleReport),
+    /// The run could not be made (exit 2): instead of every other event.
+    Unusable {
+        /// The server that was to be judged, as far as it is known.
+        target: &'a str,
+        /// Why, fit to show.
+        why: &'a str,
+    },
     /// The run ended.
     Done {
         /// Totals.

@@ -193,3 +193,36 @@ fn json() {
 fn junit() {
     insta::assert_snapshot!(render(Format::Junit));
 }
+
+/// A run that could not be made, in each format that automation reads.
+fn render_unusable(format: Format) -> String {
+    let mut out = Vec::new();
+    {
+        let mut reporter = super::for_format(format, Box::new(&mut out));
+        reporter
+            .on(&Event::Unusable {
+                target: "https://staging.example/pay",
+                why: "the key was refused for aggregator agg_1 (401 on GET https://staging.example/pay/v1/aggregators/agg_1)",
+            })
+            .unwrap();
+    }
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn unusable_json() {
+    let text = render_unusable(Format::Json);
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value["exit_code"], 2);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn unusable_junit() {
+    insta::assert_snapshot!(render_unusable(Format::Junit));
+}
+
+#[test]
+fn unusable_human_prints_nothing_on_stdout() {
+    assert_eq!(render_unusable(Format::Human), "");
+}

@@ -77,6 +77,6 @@ fn an_unreadable_baseline_exits_2() {
     assert_eq!(code, EXIT_UNUSABLE);
     assert!(err.contains("baseline"), "{err}");
     let missing = dir.join("missing.json").display().to_string();
-    let (code, _, _) = harness(&["--baseline", &missing]);
+    let (code, _, _) = harness(&["--mock", "--baseline", &missing]);
     assert_eq!(code, EXIT_UNUSABLE);
 }

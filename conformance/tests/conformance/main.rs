@@ -7,6 +7,7 @@ mod hostile;
 mod mutation;
 mod reports;
 mod runs;
+mod setup;
 mod support;
 mod tls;
 mod transient;

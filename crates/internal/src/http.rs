@@ -38,6 +38,13 @@ impl Pacer {
     /// Waits for this request's turn: turns are handed out in order, one
     /// `interval` apart, so threads sharing a client share the rate.
     pub fn wait(&self) {
+        self.wait_before(None);
+    }
+
+    /// Waits for this request's turn if it comes before `deadline`, and
+    /// says so; a turn after it is not taken (nothing waits past a run's
+    /// end: `false`, at once).
+    pub fn wait_before(&self, deadline: Option<Instant>) -> bool {
         let now = Instant::now();
         let at = {
             let mut next = self
@@ -45,12 +52,16 @@ impl Pacer {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             let at = next.map_or(now, |n| n.max(now));
+            if deadline.is_some_and(|d| at >= d) {
+                return false;
+            }
             *next = Some(at + self.interval);
             at
         };
         if at > now {
             std::thread::sleep(at - now);
         }
+        true
     }
 }
 
@@ -109,11 +120,57 @@ pub fn ca_file(path: &Path) -> Result<Vec<ureq::tls::Certificate<'static>>, CaEr
 pub fn is_tls(error: &ureq::Error) -> bool {
     match error {
         ureq::Error::Rustls(_) | ureq::Error::Tls(_) | ureq::Error::Pem(_) => true,
+        _ => rustls_error(error).is_some(),
+    }
+}
+
+/// The TLS library's own error inside a transport failure, if any.
+pub fn rustls_error(error: &ureq::Error) -> Option<&rustls::Error> {
+    match error {
+        ureq::Error::Rustls(e) => Some(e),
         ureq::Error::Io(io) => io
             .get_ref()
-            .is_some_and(|inner| inner.downcast_ref::<rustls::Error>().is_some()),
-        _ => false,
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>()),
+        _ => None,
     }
+}
+
+/// What kind of TLS failure a transport failure is, for a message that
+/// names the right fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsFailure {
+    /// The peer's bytes are not TLS (most often a plain-HTTP server).
+    NotTls,
+    /// The certificate is not trusted (a private CA, a self-signed one).
+    Untrusted,
+    /// The certificate is for another name.
+    WrongName,
+    /// The certificate has expired or is not valid yet.
+    Expired,
+    /// Another handshake failure.
+    Other,
+}
+
+/// The [`TlsFailure`] of a transport failure, `None` when it is not TLS's.
+pub fn tls_failure(error: &ureq::Error) -> Option<TlsFailure> {
+    use rustls::{CertificateError, Error as E};
+    if !is_tls(error) {
+        return None;
+    }
+    Some(match rustls_error(error) {
+        Some(E::InvalidMessage(_) | E::InappropriateMessage { .. }) => TlsFailure::NotTls,
+        Some(E::InvalidCertificate(c)) => match c {
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+                TlsFailure::WrongName
+            }
+            CertificateError::Expired
+            | CertificateError::ExpiredContext { .. }
+            | CertificateError::NotValidYet
+            | CertificateError::NotValidYetContext { .. } => TlsFailure::Expired,
+            _ => TlsFailure::Untrusted,
+        },
+        _ => TlsFailure::Other,
+    })
 }
 
 #[cfg(test)]
@@ -129,6 +186,17 @@ mod tests {
         }
         // Three intervals at least after the first turn.
         assert!(started.elapsed() >= Duration::from_millis(60));
+    }
+
+    #[test]
+    fn no_turn_is_taken_past_a_deadline() {
+        let pacer = Pacer::new(Duration::from_secs(3600));
+        let deadline = Some(Instant::now() + Duration::from_secs(60));
+        assert!(pacer.wait_before(deadline));
+        // The next turn is an hour away: refused at once, not slept for.
+        let started = Instant::now();
+        assert!(!pacer.wait_before(deadline));
+        assert!(started.elapsed() < Duration::from_secs(30));
     }
 
     #[test]

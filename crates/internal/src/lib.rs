@@ -12,5 +12,9 @@
 pub mod cli;
 pub mod http;
 pub mod mix;
+#[cfg(feature = "tools")]
+pub mod preflight;
 pub mod rules;
+#[cfg(feature = "tools")]
+pub mod setup;
 pub mod text;

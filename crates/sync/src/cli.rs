@@ -1,47 +1,45 @@
 //! The command line.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use aggpay::Secret;
+use aggpay_internal::setup::ServerArgs;
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser};
 
 use crate::store::Target;
-use clap::Parser;
 
 /// Mirrors an aggregator's settlement batches, their transactions and
 /// payouts, its refunds, merchants and rail merchants into a SQLite file
-/// or a PostgreSQL database, incrementally and crash-safely. Without
-/// --base-url it syncs from the built-in mock.
+/// or a PostgreSQL database, incrementally and crash-safely. Name the
+/// server with --base-url (with --key-file or AGGPAY_SECRET_KEY, and
+/// --aggregator), or mirror the built-in mock's demo data with --mock.
 ///
 /// Exit codes: 0 everything synced and verified; 1 integrity errors (rows
 /// that do not match the server's count, or name another aggregator) or a
 /// batch set aside for a server fault (a 500, a loop, a body that does not
 /// decode): reported, and taken again on the next run; 2 the run could
-/// not be made or finished (bad arguments, server unreachable, key
-/// refused, database refused or in use), or only transient failures
-/// outlasted the retries.
+/// not be made or finished (bad arguments, no server named, a setup that
+/// does not work: unreachable, TLS mixed up, key refused, aggregator
+/// unknown, wrong path prefix; database refused or in use), or only
+/// transient failures outlasted the retries. With --json the summary is
+/// printed on every exit.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "aggpay-sync", version, about, long_about)]
 pub struct Args {
     /// The mirror: a SQLite file (created when missing, readable by its
     /// owner only), or a PostgreSQL URL `postgres://user@host:port/dbname`
-    /// (each aggregator in a schema of its own).
+    /// (each aggregator in a schema of its own). Leave the password out:
+    /// it is read from PGPASSWORD or the password file (~/.pgpass, or
+    /// PGPASSFILE) as libpq does.
     #[arg(long, value_name = "PATH|URL", env = "AGGPAY_SYNC_DB", hide_env_values = true, value_parser = target)]
     pub db: Target,
-    /// Base URL of the API, its own path prefix included. Omit it to sync
-    /// from the built-in mock.
-    #[arg(long, env = "AGGPAY_BASE_URL")]
-    pub base_url: Option<String>,
-    /// The access key secret (never printed).
-    #[arg(long, env = "AGGPAY_SECRET_KEY", hide_env_values = true, value_parser = secret)]
-    pub key: Option<Secret>,
-    /// The aggregator id (agg_…).
-    #[arg(long, env = "AGGPAY_AGGREGATOR_ID")]
-    pub aggregator: Option<aggpay::AggregatorId>,
-    /// A PEM file of CA certificates to trust instead of the bundled
-    /// roots: for a server behind a private CA.
-    #[arg(long, value_name = "PEM", env = "AGGPAY_CA_CERT")]
-    pub ca_cert: Option<PathBuf>,
+    /// The server mirrored and its credentials.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// `--db` came from the environment (a password typed on the command
+    /// line is warned about; unknown counts as the command line).
+    #[arg(skip)]
+    db_from_env: bool,
     /// At most this many requests a second (retries included).
     #[arg(long, value_name = "REQ_PER_S", value_parser = aggpay_internal::cli::parse_rate)]
     pub rate_limit: Option<f64>,
@@ -75,14 +73,32 @@ fn target(text: &str) -> Result<Target, String> {
     Ok(Target::parse(text))
 }
 
-fn secret(text: &str) -> Result<Secret, String> {
-    if text.is_empty() {
-        return Err("the key is empty".into());
-    }
-    Ok(Secret::new(text))
-}
-
 impl Args {
+    /// The arguments of the command line `argv` (the program's name
+    /// first), noting which came from the environment: a key or a
+    /// database password typed on the command line is warned about, one
+    /// from the environment is not.
+    ///
+    /// # Errors
+    ///
+    /// clap's, to print and exit with (`--help`, `--version` included).
+    pub fn from_command_line<I, T>(argv: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let matches = Self::command().try_get_matches_from(argv)?;
+        let mut args = Self::from_arg_matches(&matches)?;
+        args.server.record_sources(&matches);
+        args.db_from_env = matches.value_source("db") == Some(ValueSource::EnvVariable);
+        Ok(args)
+    }
+
+    /// True when `--db` was typed on the command line (or not recorded).
+    pub(crate) fn db_on_command_line(&self) -> bool {
+        !self.db_from_env
+    }
+
     /// The per-request timeout.
     pub fn timeout(&self) -> Duration {
         Duration::from_secs_f64(self.timeout)

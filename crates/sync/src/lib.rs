@@ -35,7 +35,8 @@ pub use summary::{Left, Summary};
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use aggpay::{Client, RetryPolicy};
+use aggpay::{AggregatorId, Client, RetryPolicy, Secret};
+use aggpay_internal::setup::Server;
 use aggpay_mock::{MockConfig, MockServer};
 
 /// Everything synced, every final batch verified.
@@ -73,7 +74,8 @@ pub fn run(args: &Args) -> u8 {
 }
 
 /// [`run`] with its outputs given: `terminal` chooses the progress bar
-/// over log lines.
+/// over log lines. The `--json` summary is printed on every exit, with
+/// the error of a run that could not be made or finished.
 pub fn run_with(
     args: &Args,
     stdout: &mut dyn std::io::Write,
@@ -81,77 +83,122 @@ pub fn run_with(
     terminal: bool,
 ) -> u8 {
     let progress = progress::Progress::new(terminal && !args.quiet, args.quiet);
-    match sync(args, &progress, stderr) {
-        Ok(summary) => {
-            progress.finish();
-            let code = summary.exit_code();
-            for e in &summary.integrity_errors {
-                let _ = writeln!(stderr, "aggpay-sync: integrity error: {e}");
-            }
-            for l in &summary.left {
-                let why = if l.transient { "for now" } else { "set aside" };
-                let _ = writeln!(
-                    stderr,
-                    "aggpay-sync: {} ({}) {why}: {}",
-                    l.subject, l.kind, l.reason
-                );
-            }
-            if !args.quiet {
-                let _ = writeln!(stderr, "aggpay-sync: {}", summary.line());
-            }
-            if args.json {
-                let _ = writeln!(stdout, "{}", summary.to_json());
-            }
-            code
-        }
-        Err(e) => {
-            progress.finish();
-            let _ = writeln!(stderr, "aggpay-sync: {}", e.chain());
-            EXIT_UNUSABLE
-        }
+    let mut summary = Summary {
+        database: args.db.shown(),
+        ..Summary::default()
+    };
+    let result = sync(args, &progress, stderr, &mut summary);
+    progress.finish();
+    if let Err(e) = &result {
+        summary.error.get_or_insert_with(|| e.chain());
     }
+    let code = summary.exit_code();
+    for e in &summary.integrity_errors {
+        let _ = writeln!(stderr, "aggpay-sync: integrity error: {e}");
+    }
+    for l in &summary.left {
+        let why = if l.transient { "for now" } else { "set aside" };
+        let _ = writeln!(
+            stderr,
+            "aggpay-sync: {} ({}) {why}: {}",
+            l.subject, l.kind, l.reason
+        );
+    }
+    match &summary.error {
+        Some(error) => {
+            let _ = writeln!(stderr, "aggpay-sync: {error}");
+        }
+        None if !args.quiet => {
+            let _ = writeln!(stderr, "aggpay-sync: {}", summary.line());
+        }
+        None => {}
+    }
+    if args.json {
+        let _ = writeln!(stdout, "{}", summary.to_json());
+    }
+    code
 }
+
+/// How long the check of the setup waits out transient failures, at most
+/// (less when `--max-wait` is less).
+const PREFLIGHT_PATIENCE: Duration = Duration::from_secs(120);
 
 fn sync(
     args: &Args,
     progress: &progress::Progress,
     stderr: &mut dyn std::io::Write,
-) -> Result<Summary, SyncError> {
-    let (client, _mock) = client(args, stderr)?;
-    let mut store = store::open(&args.db, client.aggregator_id())?;
+    summary: &mut Summary,
+) -> Result<(), SyncError> {
+    let setup = args
+        .server
+        .resolve(&mut std::io::stdin())
+        .map_err(SyncError::Config)?;
+    for w in &setup.warnings {
+        warning(stderr, w);
+    }
+    if args.db.password_in_url() && args.db_on_command_line() {
+        warning(
+            stderr,
+            "the --db URL carries a password, visible in the process list: leave it out and use PGPASSWORD or the password file ~/.pgpass (or PGPASSFILE)",
+        );
+    }
+    // Nothing is created or changed before the setup is known to work:
+    // `client` checks it first.
+    let (client, _mock) = client(args, setup.server, stderr, summary)?;
+    let mut store = store::open(&args.db, client.aggregator_id(), &mut |w| {
+        warning(stderr, &w);
+    })?;
     store.bind_source(client.base_url(), client.aggregator_id())?;
     let plan = engine::Plan {
         full: args.full,
         refund_window: args.refund_window(),
     };
-    engine::Engine::new(&client, store.as_mut(), progress, plan).run()
+    engine::Engine::new(&client, store.as_mut(), progress, plan).run(summary)
 }
 
-/// The client of the run, and the built-in mock it talks to when no base
-/// URL is given.
+fn warning(stderr: &mut dyn std::io::Write, text: &str) {
+    let _ = writeln!(stderr, "aggpay-sync: warning: {text}");
+}
+
+/// The client of the run, once the check of the setup shows that the
+/// server takes the key for the aggregator; or of the built-in mock, asked
+/// for with `--mock`, which lives as long as the returned server.
 fn client(
     args: &Args,
+    server: Server,
     stderr: &mut dyn std::io::Write,
+    summary: &mut Summary,
 ) -> Result<(Client, Option<MockServer>), SyncError> {
-    let (builder, mock) = match &args.base_url {
-        Some(url) => {
-            let key = args.key.clone().ok_or_else(|| {
-                SyncError::Config("--key (or AGGPAY_SECRET_KEY) is required with --base-url".into())
-            })?;
-            let aggregator = args.aggregator.clone().ok_or_else(|| {
-                SyncError::Config(
-                    "--aggregator (or AGGPAY_AGGREGATOR_ID) is required with --base-url".into(),
-                )
-            })?;
-            (Client::builder(url.as_str(), aggregator, key), None)
+    let (builder, mock) = match server {
+        Server::Remote {
+            base,
+            key,
+            aggregator,
+        } => {
+            summary.target = base.clone();
+            let aggregator = AggregatorId::parse(aggregator)
+                .map_err(|e| SyncError::Config(format!("the aggregator id: {e}")))?;
+            aggpay_internal::preflight::check(&aggpay_internal::preflight::Check {
+                base: &base,
+                aggregator: aggregator.as_str(),
+                key: key.expose(),
+                ca_cert: args.server.ca_cert.as_deref(),
+                timeout: args.timeout(),
+                patience: args.max_wait().min(PREFLIGHT_PATIENCE),
+                user_agent: concat!("aggpay-sync/", env!("CARGO_PKG_VERSION")),
+            })
+            .map_err(|p| SyncError::Config(p.message))?;
+            let builder = Client::builder(base, aggregator, Secret::new(key.expose()));
+            (builder, None)
         }
-        None => {
+        Server::Mock => {
             let server = MockServer::start(MockConfig::new())
                 .map_err(|e| SyncError::Config(format!("the built-in mock did not start: {e}")))?;
+            summary.target = format!("{} (built-in mock)", server.url());
             if !args.quiet {
                 let _ = writeln!(
                     stderr,
-                    "aggpay-sync: no --base-url: syncing from an in-process aggpay-mock at {}",
+                    "aggpay-sync: --mock: mirroring the built-in mock's demo data from {}",
                     server.url()
                 );
             }
@@ -169,7 +216,7 @@ fn client(
     if let Some(rate) = args.rate_limit {
         builder = builder.rate_limit(rate);
     }
-    if let Some(ca) = &args.ca_cert {
+    if let Some(ca) = &args.server.ca_cert {
         builder = builder.ca_certificate_file(ca);
     }
     let client = builder

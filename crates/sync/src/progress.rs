@@ -29,6 +29,24 @@ struct Walk {
     logged: Option<Instant>,
 }
 
+/// The rate as a person reads it: whole rows a second.
+fn rate(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
+    let _ = write!(w, "{}/s", state.per_sec().round() as u64);
+}
+
+/// On Ctrl-C, the bar ends its line (the shell's prompt starts on a line
+/// of its own) and the run stops as a killed run would: what it committed
+/// stays, and the next run resumes from it.
+fn end_line_on_interrupt(bar: &ProgressBar) {
+    let bar = bar.clone();
+    // One handler per process: a second bar (a test) keeps the first.
+    let _ = ctrlc::set_handler(move || {
+        bar.abandon();
+        eprintln!("aggpay-sync: interrupted; the next run resumes where this one stopped");
+        std::process::exit(i32::from(crate::EXIT_UNUSABLE));
+    });
+}
+
 impl Progress {
     /// A bar on stderr (`bar`), or log lines unless `quiet`.
     pub fn new(bar: bool, quiet: bool) -> Self {
@@ -36,10 +54,12 @@ impl Progress {
             let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
             b.set_style(
                 ProgressStyle::with_template(
-                    "{spinner} {prefix} {wide_bar} {human_pos}/{human_len} rows {per_sec} {msg}",
+                    "{spinner} {prefix} {wide_bar} {human_pos}/{human_len} rows {rate} {msg}",
                 )
+                .map(|s| s.with_key("rate", rate))
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
+            end_line_on_interrupt(&b);
             b
         });
         Self {

@@ -7,6 +7,13 @@ use serde_json::{Value, json};
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct Summary {
+    /// The server mirrored: its base URL, "(built-in mock)" after it when
+    /// it is one; empty when the run stopped before it was known.
+    pub target: String,
+    /// The mirror, as messages show it (a URL's password redacted).
+    pub database: String,
+    /// Why the run could not be made or finished (exit 2), if it could not.
+    pub error: Option<String>,
     /// Batches not seen before.
     pub batches_new: u64,
     /// Batches whose status changed.
@@ -15,6 +22,9 @@ pub struct Summary {
     pub batches_total: u64,
     /// Final batches whose rows were verified in this run.
     pub batches_verified: u64,
+    /// Final batches of the mirror whose rows are verified, in this run
+    /// or an earlier one.
+    pub batches_verified_total: u64,
     /// Batches still open (their rows walked as far as they go).
     pub batches_open: u64,
     /// Transactions added.
@@ -69,11 +79,22 @@ pub struct Left {
 }
 
 impl Summary {
+    /// The summary of a run that could not be made: `error` says why.
+    pub fn of_error(error: impl Into<String>) -> Self {
+        Self {
+            error: Some(error.into()),
+            ..Self::default()
+        }
+    }
+
     /// 0 when everything synced; 1 for integrity errors or a server fault
-    /// (a piece set aside for good); 2 when only transient failures left
-    /// something unsynced (try again later).
+    /// (a piece set aside for good); 2 when the run could not be made or
+    /// finished, or only transient failures left something unsynced (try
+    /// again later).
     pub fn exit_code(&self) -> u8 {
-        if !self.integrity_errors.is_empty() || self.left.iter().any(|l| !l.transient) {
+        if self.error.is_some() {
+            crate::EXIT_UNUSABLE
+        } else if !self.integrity_errors.is_empty() || self.left.iter().any(|l| !l.transient) {
             crate::EXIT_INTEGRITY
         } else if self.left.is_empty() {
             crate::EXIT_OK
@@ -85,11 +106,15 @@ impl Summary {
     /// The JSON of `--json`.
     pub fn to_json(&self) -> Value {
         json!({
+            "target": self.target,
+            "database": self.database,
+            "error": self.error,
             "batches": {
                 "new": self.batches_new,
                 "changed": self.batches_changed,
                 "total": self.batches_total,
                 "verified": self.batches_verified,
+                "verified_total": self.batches_verified_total,
                 "open": self.batches_open,
             },
             "transactions": { "new": self.transactions_new, "total": self.transactions_total },
@@ -115,17 +140,18 @@ impl Summary {
         })
     }
 
-    /// One line for a log.
+    /// One line for a log: what changed, what the mirror holds, the cost.
     pub fn line(&self) -> String {
         format!(
-            "{} new and {} changed batches ({} in all, {} verified, {} open); {} new transactions ({} in all), {} new payouts, {} new refunds, {} merchants; {} pages, {} requests, {} retries in {:.1} s; {}",
+            "{} new and {} changed batches; the mirror holds {} batches ({} verified, {} of them in this run; {} still open), {} transactions ({} new), {} new payouts, {} new refunds, {} merchants; {} pages, {} requests, {} retries in {:.1} s; {}",
             self.batches_new,
             self.batches_changed,
             self.batches_total,
+            self.batches_verified_total,
             self.batches_verified,
             self.batches_open,
-            self.transactions_new,
             self.transactions_total,
+            self.transactions_new,
             self.payouts_new,
             self.refunds_new,
             self.merchants_total,
@@ -133,9 +159,10 @@ impl Summary {
             self.requests,
             self.retries,
             self.seconds,
-            match (self.integrity_errors.len(), self.left.len()) {
-                (0, 0) => "every final batch verified".to_owned(),
-                (errors, left) => format!("{errors} integrity errors, {left} set aside"),
+            match (&self.error, self.integrity_errors.len(), self.left.len()) {
+                (Some(_), _, _) => "stopped early".to_owned(),
+                (None, 0, 0) => "every final batch verified".to_owned(),
+                (None, errors, left) => format!("{errors} integrity errors, {left} set aside"),
             }
         )
     }

@@ -221,6 +221,24 @@ impl PgCluster {
         self.url(name)
     }
 
+    /// Makes database `name` ask for a password (SCRAM) from now on: the
+    /// cluster's user gets `password`, and loopback connections to `name`
+    /// must give it (the others stay trusted).
+    pub fn require_password(&self, name: &str, password: &str) {
+        self.sql(
+            "postgres",
+            &format!(
+                "ALTER ROLE aggpay PASSWORD '{}'",
+                password.replace('\'', "''")
+            ),
+        );
+        let hba = self.data.join("pg_hba.conf");
+        let rules = std::fs::read_to_string(&hba).expect("read pg_hba.conf");
+        let first = format!("host {name} all 127.0.0.1/32 scram-sha-256\n");
+        std::fs::write(&hba, first + &rules).expect("write pg_hba.conf");
+        self.sql("postgres", "SELECT pg_reload_conf()");
+    }
+
     /// Runs SQL in database `db` with `psql`; its output (unaligned,
     /// tuples only).
     pub fn sql(&self, db: &str, sql: &str) -> String {

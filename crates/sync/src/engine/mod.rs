@@ -128,14 +128,31 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Runs the sync: the summary of a finished run (integrity errors and
-    /// what was set aside included), or the database's failure.
-    pub fn run(mut self) -> Result<Summary, SyncError> {
+    /// Runs the sync, filling `summary` (integrity errors and what was
+    /// set aside included); the database's failure, if it ended the run
+    /// early. The `runs` row records the run's true exit code.
+    pub fn run(mut self, summary: &mut Summary) -> Result<(), SyncError> {
+        self.summary = std::mem::take(summary);
+        let result = self.run_recorded();
+        *summary = std::mem::take(&mut self.summary);
+        if let Err(e) = &result {
+            summary.error.get_or_insert_with(|| e.chain());
+        }
+        result
+    }
+
+    fn run_recorded(&mut self) -> Result<(), SyncError> {
         let started = Instant::now();
         let before = self.store.totals()?;
         self.run = self.store.start_run()?;
         let outcome = self.stages();
         let after = self.store.totals()?;
+        let verified_total = self
+            .store
+            .batch_states()?
+            .iter()
+            .filter(|b| b.status.is_final() && !b.transactions && !b.payouts)
+            .count() as u64;
         let stats = self.client.stats();
         let s = &mut self.summary;
         s.batches_total = after.batches;
@@ -152,13 +169,14 @@ impl<'a> Engine<'a> {
         s.waited_seconds = stats.waited.as_secs_f64();
         s.seconds = started.elapsed().as_secs_f64();
         s.peak_rss_mb = crate::summary::peak_rss_mb();
-        let code = match &outcome {
-            Ok(()) => s.exit_code(),
-            Err(_) => crate::EXIT_UNUSABLE,
-        };
+        s.batches_verified_total = verified_total;
+        if let Err(e) = &outcome {
+            s.error = Some(e.chain());
+        }
+        let code = s.exit_code();
         self.store
             .finish_run(self.run, code, &self.summary.to_json().to_string())?;
-        outcome.map(|()| self.summary)
+        outcome
     }
 
     fn stages(&mut self) -> Result<(), SyncError> {

@@ -38,6 +38,15 @@ impl Target {
         }
     }
 
+    /// True for a PostgreSQL URL that carries a password (of the user
+    /// part, or a `password=` parameter).
+    pub fn password_in_url(&self) -> bool {
+        match self {
+            Target::Sqlite(_) => false,
+            Target::Postgres(url) => redact_url(url) != *url,
+        }
+    }
+
     /// How messages name it: a URL's password never shows.
     pub fn shown(&self) -> String {
         match self {
@@ -250,10 +259,14 @@ pub trait Store {
 ///
 /// Why it cannot be used: not an aggpay-sync database, a newer schema, in
 /// use by another run, unreachable.
-pub fn open(target: &Target, aggregator: &AggregatorId) -> Result<Box<dyn Store>, SyncError> {
+pub fn open(
+    target: &Target,
+    aggregator: &AggregatorId,
+    warn: &mut dyn FnMut(String),
+) -> Result<Box<dyn Store>, SyncError> {
     Ok(match target {
         Target::Sqlite(path) => Box::new(sqlite::Sqlite::open(path)?),
-        Target::Postgres(url) => Box::new(postgres::Postgres::open(url, aggregator)?),
+        Target::Postgres(url) => Box::new(postgres::Postgres::open(url, aggregator, warn)?),
     })
 }
 
@@ -403,7 +416,7 @@ mod tests {
         };
         let url = pg.database("tables");
         let aggregator = AggregatorId::parse("agg_tables").unwrap();
-        drop(postgres::Postgres::open(&url, &aggregator).unwrap());
+        drop(postgres::Postgres::open(&url, &aggregator, &mut drop).unwrap());
         let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
         for table in tables::all() {
             let real: Vec<String> = client
@@ -515,7 +528,7 @@ mod tests {
         let dir = aggpay_testkit::TempDir::new("aggpay-sync-rows");
         let path = dir.join("m.db");
         {
-            let mut store = open(&Target::Sqlite(path.clone()), &aggregator).unwrap();
+            let mut store = open(&Target::Sqlite(path.clone()), &aggregator, &mut drop).unwrap();
             let conn = rusqlite::Connection::open(&path).unwrap();
             rows_kept_again(store.as_mut(), &mut |sql| {
                 conn.query_row(sql, [], |r| r.get(0)).unwrap()
@@ -525,7 +538,7 @@ mod tests {
             return;
         };
         let url = pg.database("rows");
-        let mut store = open(&Target::Postgres(url.clone()), &aggregator).unwrap();
+        let mut store = open(&Target::Postgres(url.clone()), &aggregator, &mut drop).unwrap();
         let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
         let schema = postgres::schema_name(&aggregator);
         rows_kept_again(store.as_mut(), &mut |sql| {

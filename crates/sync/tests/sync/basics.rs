@@ -80,11 +80,17 @@ fn first_and_second(server: &MockServer, db: &Db) {
 }
 
 #[test]
-fn the_built_in_mock_is_the_default() {
+fn the_built_in_mock_is_mirrored_when_asked_for() {
     let dir = TempDir::new("aggpay-sync-demo");
     let db = dir.join("demo.db");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_aggpay-sync"))
-        .args(["--db", &db.display().to_string(), "--json", "--quiet"])
+        .args([
+            "--db",
+            &db.display().to_string(),
+            "--mock",
+            "--json",
+            "--quiet",
+        ])
         .env_remove("AGGPAY_BASE_URL")
         .env_remove("AGGPAY_SECRET_KEY")
         .env_remove("AGGPAY_AGGREGATOR_ID")
@@ -93,6 +99,16 @@ fn the_built_in_mock_is_the_default() {
     let (code, summary, err) = finish(out);
     assert_eq!(code, 0, "{err}");
     assert!(summary["transactions"]["total"].as_u64().unwrap() > 1_000);
+    assert!(
+        summary["target"]
+            .as_str()
+            .unwrap()
+            .ends_with("(built-in mock)"),
+        "{summary}"
+    );
+    let db = Db::sqlite(&db);
+    let recorded = db.rows("SELECT summary FROM runs");
+    assert!(recorded[0][0].contains("built-in mock"), "{recorded:?}");
 }
 
 #[test]
@@ -107,8 +123,12 @@ fn runs_that_cannot_be_made_exit_2_and_never_print_the_key() {
         .unwrap();
     let (code, _, err) = finish(out);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("401"), "{err}");
+    assert!(err.contains("the key was refused"), "{err}");
     assert!(!err.contains("aggsk_wrong_key_1234567890"), "{err}");
+    assert!(
+        !db.path_exists(),
+        "nothing is created before the setup works"
+    );
     // Nothing listening.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", closed.local_addr().unwrap());

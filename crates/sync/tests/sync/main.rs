@@ -8,4 +8,5 @@ mod integrity;
 mod isolation;
 mod live;
 mod pg;
+mod setup;
 mod support;

@@ -99,6 +99,27 @@ impl Db {
         }
     }
 
+    /// True when a run created anything: the SQLite file (or its lock),
+    /// or the aggregator's PostgreSQL schema.
+    pub fn path_exists(&self) -> bool {
+        match self {
+            Db::Sqlite(path) => {
+                let lock = format!("{}.lock", path.display());
+                path.exists() || Path::new(&lock).exists()
+            }
+            Db::Pg { url, schema } => {
+                let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+                let row = client
+                    .query_one(
+                        "SELECT count(*) FROM pg_namespace WHERE nspname = $1",
+                        &[schema],
+                    )
+                    .unwrap();
+                row.get::<_, i64>(0) > 0
+            }
+        }
+    }
+
     /// One integer of one query.
     pub fn scalar(&self, sql: &str) -> i64 {
         self.rows(sql)[0][0].parse().unwrap()

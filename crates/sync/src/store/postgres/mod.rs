@@ -8,6 +8,7 @@
 //! again) into a temporary staging table merged into its table at once
 //! (an upsert by token). The walk position commits with the rows.
 
+mod password;
 mod schema;
 
 use std::collections::BTreeSet;
@@ -213,9 +214,32 @@ impl Postgres {
     ///
     /// [`SyncError::Refused`] for a schema of another program, a newer
     /// one, or one in use; the server's error otherwise.
-    pub fn open(url: &str, aggregator: &AggregatorId) -> Result<Self, SyncError> {
+    pub fn open(
+        url: &str,
+        aggregator: &AggregatorId,
+        warn: &mut dyn FnMut(String),
+    ) -> Result<Self, SyncError> {
         let shown = super::redact_url(url);
-        let mut client = Client::connect(url, NoTls)
+        let mut config: postgres::Config = url.parse().map_err(SyncError::db(format!(
+            "{shown} is not a usable PostgreSQL URL"
+        )))?;
+        if config.get_password().is_none() {
+            let host = match config.get_hosts().first() {
+                Some(postgres::config::Host::Tcp(h)) => h.clone(),
+                Some(postgres::config::Host::Unix(p)) => p.display().to_string(),
+                None => "localhost".to_owned(),
+            };
+            let port = config.get_ports().first().copied().unwrap_or(5432);
+            let user = config.get_user().map(str::to_owned).unwrap_or_default();
+            let database = config.get_dbname().unwrap_or(&user).to_owned();
+            let (found, warning) = password::lookup(&host, port, &database, &user);
+            warning.into_iter().for_each(&mut *warn);
+            if let Some((password, _)) = found {
+                config.password(password);
+            }
+        }
+        let mut client = config
+            .connect(NoTls)
             .map_err(SyncError::db(format!("cannot connect to {shown}")))?;
         let schema = schema_name(aggregator);
         // A run killed a moment ago holds the lock until its server

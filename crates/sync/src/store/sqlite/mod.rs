@@ -129,6 +129,51 @@ impl ToSql for Value<'_> {
     }
 }
 
+/// Why a file could not be read as a mirror, in words that point at the
+/// fix: not a SQLite file at all, or a directory the mirror cannot write
+/// its journal in (an intact mirror in a read-only directory), or else
+/// the database's own error.
+fn unreadable(path: &Path, e: rusqlite::Error) -> SyncError {
+    let shown = path.display();
+    let code = match &e {
+        rusqlite::Error::SqliteFailure(f, _) => Some(f.code),
+        _ => None,
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let read_only_dir =
+        std::fs::metadata(dir).is_ok_and(|m| m.permissions().readonly()) || tempfile_refused(dir);
+    match code {
+        Some(rusqlite::ErrorCode::NotADatabase) => {
+            SyncError::db(format!("{shown} is not a SQLite database"))(e)
+        }
+        _ if read_only_dir => SyncError::db(format!(
+            "{shown} cannot be opened for writing: the mirror keeps its journal (-wal and -shm files) beside it, and {} is not writable",
+            dir.display()
+        ))(e),
+        _ => SyncError::db(format!("{shown} cannot be read"))(e),
+    }
+}
+
+/// True when no file can be created in `dir` (permissions, a read-only
+/// mount): tried, and removed at once.
+fn tempfile_refused(dir: &Path) -> bool {
+    let probe = dir.join(format!(".aggpay-sync-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            false
+        }
+        Err(e) => e.kind() != std::io::ErrorKind::AlreadyExists,
+    }
+}
+
 impl Sqlite {
     /// Opens (or creates) the database: refuses a file that is not an
     /// aggpay-sync database or was written by a newer one, without
@@ -156,16 +201,13 @@ impl Sqlite {
             Connection::open(path).map_err(SyncError::db(format!("{shown} cannot be opened")))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(SyncError::db("setting the busy timeout"))?;
-        let not_sqlite = format!("{shown} is not a SQLite database");
-        let read = |pragma: &str| -> Result<i64, SyncError> {
-            conn.query_row(&format!("PRAGMA {pragma}"), [], |r| r.get(0))
-                .map_err(SyncError::db(not_sqlite.clone()))
+        let read = |sql: &str| -> Result<i64, SyncError> {
+            conn.query_row(sql, [], |r| r.get(0))
+                .map_err(|e| unreadable(path, e))
         };
-        let application = read("application_id")?;
-        let version = read("user_version")?;
-        let tables: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
-            .map_err(SyncError::db(not_sqlite.clone()))?;
+        let application = read("PRAGMA application_id")?;
+        let version = read("PRAGMA user_version")?;
+        let tables = read("SELECT count(*) FROM sqlite_schema")?;
         let fresh = application == 0 && version == 0 && tables == 0;
         if !fresh && application != schema::APPLICATION_ID {
             return Err(SyncError::Refused(format!(
