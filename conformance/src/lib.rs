@@ -21,4 +21,4 @@ mod sampling;
 
 pub use cli::{Args, Format};
 pub use rules::{Level, Rule, catalogue};
-pub use runner::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, run};
+pub use runner::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_refused, run};

@@ -209,6 +209,45 @@ pub fn run(args: &Args, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
     }
 }
 
+/// The JSON or JUnit report of a command line clap refused (a value out
+/// of range, an unknown flag): `--format`, `--output` and `--base-url` as
+/// far as they can be read from the raw arguments `argv`, so that a CI
+/// job still finds its report saying why. Nothing for the human format.
+pub fn report_refused(argv: &[String], why: &str, stdout: &mut dyn Write) {
+    let value = |flag: &str| -> Option<String> {
+        let inline = format!("{flag}=");
+        argv.iter()
+            .enumerate()
+            .find_map(|(i, a)| match a.strip_prefix(&inline) {
+                Some(v) => Some(v.to_owned()),
+                None if a == flag => argv.get(i + 1).cloned(),
+                None => None,
+            })
+    };
+    let format = match value("--format").as_deref() {
+        Some("json") => Format::Json,
+        Some("junit") => Format::Junit,
+        _ => return,
+    };
+    let target = value("--base-url").map_or_else(
+        || "none".to_owned(),
+        |b| aggpay_internal::text::excerpt(&b, 200),
+    );
+    let event = Event::Unusable {
+        target: &target,
+        why: &aggpay_internal::text::escape_control(why),
+    };
+    let _ = match value("--output") {
+        Some(path) => match std::fs::File::create(&path) {
+            Ok(file) => {
+                report::for_format(format, Box::new(std::io::BufWriter::new(file))).on(&event)
+            }
+            Err(_) => return,
+        },
+        None => report::for_format(format, Box::new(stdout)).on(&event),
+    };
+}
+
 /// The JSON or JUnit report of a run that could not be made: the target
 /// and why, exit code 2.
 fn report_unusable(

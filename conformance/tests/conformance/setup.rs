@@ -200,3 +200,31 @@ fn tls_and_plain_http_mixed_up_are_named() {
     assert_eq!(code, EXIT_UNUSABLE, "{err}");
     assert!(err.contains("speaks TLS, not plain HTTP"), "{err}");
 }
+
+#[test]
+fn a_refused_command_line_still_writes_its_report() {
+    let dir = TempDir::new("aggpay-conformance-refused");
+    let junit = dir.join("report.xml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_aggpay-conformance"))
+        .args(["--mock", "--timeout", "0", "--format", "junit", "--output"])
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(r#"name="run""#) && xml.contains("--timeout"),
+        "{xml}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_aggpay-conformance"))
+        .args(["--mock", "--jobs=0", "--format=json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["exit_code"], 2);
+    assert!(
+        report["error"].as_str().unwrap().contains("--jobs"),
+        "{report}"
+    );
+}
