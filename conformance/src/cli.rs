@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use aggpay_internal::setup::ServerArgs;
-use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
+use clap::{Parser, ValueEnum};
 
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -134,8 +134,7 @@ impl Args {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
-        let matches = Self::command().try_get_matches_from(argv)?;
-        let mut args = Self::from_arg_matches(&matches)?;
+        let (mut args, matches) = aggpay_internal::setup::parse::<Self, _, _>(argv)?;
         args.server.record_sources(&matches);
         Ok(args)
     }

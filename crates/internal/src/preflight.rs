@@ -412,9 +412,10 @@ fn get(agent: &ureq::Agent, url: &str, key: Option<&str>) -> Got {
     })
 }
 
-/// A GET whose transient failures are waited out until `until`; a
-/// refused connection or a timeout is tried twice only (a server
-/// restarting, a lost packet): a third is a setup that does not answer.
+/// A GET whose transient answers (429, 502, 503, 504) are waited out
+/// until `until`; a request with no answer at all (refused, reset, cut
+/// short, timed out) is tried three times only (a server restarting, a
+/// lost packet, a flaky network): more is a setup that does not answer.
 fn patient_get(agent: &ureq::Agent, url: &str, key: Option<&str>, until: Instant) -> Got {
     let mut backoff = Duration::from_millis(200);
     let mut unanswered = 0;
@@ -424,11 +425,13 @@ fn patient_get(agent: &ureq::Agent, url: &str, key: Option<&str>, until: Instant
             Ok(a) => matches!(a.status, 429 | 502 | 503 | 504),
             Err(ureq::Error::HostNotFound) => false,
             Err(e) if crate::http::is_tls(e) => false,
-            Err(e) if is_timeout(e) || is_refused(e) => {
+            Err(e) if is_timeout(e) || is_refused(e) || is_cut(e) => {
                 unanswered += 1;
-                unanswered < 2
+                unanswered < 3
             }
-            Err(_) => true,
+            // A protocol error (bytes that are not HTTP, a TLS port spoken
+            // to in plain text) says the same each time.
+            Err(_) => false,
         };
         let left = until.saturating_duration_since(Instant::now());
         if !transient || left.is_zero() {
@@ -445,6 +448,12 @@ fn is_timeout(e: &ureq::Error) -> bool {
         ureq::Error::Io(io) => io.kind() == std::io::ErrorKind::TimedOut,
         _ => false,
     }
+}
+
+/// A connection reset, aborted or closed before the answer ended.
+fn is_cut(e: &ureq::Error) -> bool {
+    use std::io::ErrorKind as K;
+    matches!(e, ureq::Error::Io(io) if matches!(io.kind(), K::ConnectionReset | K::ConnectionAborted | K::UnexpectedEof | K::BrokenPipe))
 }
 
 fn is_refused(e: &ureq::Error) -> bool {

@@ -142,6 +142,36 @@ pub struct Setup {
     pub warnings: Vec<String>,
 }
 
+/// Parses a tool's command line `argv` (the program's name first): the
+/// arguments, and clap's matches, which tell where each value came from
+/// ([`ServerArgs::record_sources`]).
+///
+/// # Errors
+///
+/// clap's, to print and exit with (`--help`, `--version` included).
+pub fn parse<A, I, T>(argv: I) -> Result<(A, clap::ArgMatches), clap::Error>
+where
+    A: clap::Parser,
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let matches = A::command().try_get_matches_from(argv)?;
+    let args = A::from_arg_matches(&matches)?;
+    Ok((args, matches))
+}
+
+/// Why clap refused a command line, on one line and escaped, for the
+/// record a job reads (a report, a JSON summary); `None` for `--help` and
+/// `--version`, which are not refusals.
+pub fn refusal(e: &clap::Error) -> Option<String> {
+    if !e.use_stderr() {
+        return None;
+    }
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or("");
+    Some(crate::text::escape_control(first.trim_start_matches("error: ")).into_owned())
+}
+
 /// The words a tool prints when no server is named: both ways.
 pub const NO_SERVER: &str = "no server given: name one with --base-url URL (or AGGPAY_BASE_URL) and its key and aggregator id, or pass --mock for the built-in mock server";
 

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use aggpay_internal::setup::ServerArgs;
+use clap::Parser;
 use clap::parser::ValueSource;
-use clap::{CommandFactory, FromArgMatches, Parser};
 
 use crate::store::Target;
 
@@ -87,8 +87,7 @@ impl Args {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
-        let matches = Self::command().try_get_matches_from(argv)?;
-        let mut args = Self::from_arg_matches(&matches)?;
+        let (mut args, matches) = aggpay_internal::setup::parse::<Self, _, _>(argv)?;
         args.server.record_sources(&matches);
         args.db_from_env = matches.value_source("db") == Some(ValueSource::EnvVariable);
         Ok(args)

@@ -3,15 +3,10 @@
 fn main() -> std::process::ExitCode {
     let args = aggpay_sync::Args::from_command_line(std::env::args_os()).unwrap_or_else(|e| {
         // A refused command line still leaves the --json record a job
-        // reads (exit 2, and why); --help and --version are not refusals.
-        if e.use_stderr() && std::env::args_os().any(|a| a == "--json") {
-            let why = e.to_string();
-            let why = why
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("error: ");
-            let why = aggpay_internal::text::escape_control(why);
+        // reads (exit 2, and why).
+        if let Some(why) = aggpay_internal::setup::refusal(&e)
+            && std::env::args_os().any(|a| a == "--json")
+        {
             println!("{}", aggpay_sync::Summary::of_error(why).to_json());
         }
         e.exit()
