@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::list::{ListModel, token_of};
-use crate::contract::{Filter, Matching, Paging, Param};
+use crate::contract::{Field, Filter, Kind, Matching, Paging, Param};
 use crate::http::show;
 
 /// A filter parameter with the values sent.
@@ -324,33 +324,50 @@ pub fn difference(got: &[Value], want: &[Value]) -> String {
     }
 }
 
-/// The first field where `row` differs from `model` (the same record read
-/// elsewhere), if one does.
-pub fn differs(row: &Value, model: &Value) -> Option<String> {
-    let (Some(a), Some(b)) = (row.as_object(), model.as_object()) else {
-        return (row != model).then(|| "the record differs".to_owned());
-    };
-    for (k, v) in b {
-        match a.get(k) {
-            None => {
+/// The first field API.md defines (`fields`, nested records included)
+/// where `row` differs from `model` (the same record read elsewhere), if
+/// one does. Fields API.md does not define are not compared: a server may
+/// add them, leave them out and change them at any time.
+pub fn differs(row: &Value, model: &Value, fields: &[Field]) -> Option<String> {
+    differs_at(row, model, fields, "")
+}
+
+fn differs_at(row: &Value, model: &Value, fields: &[Field], path: &str) -> Option<String> {
+    for field in fields {
+        let name = format!("{path}{}", field.name);
+        let (x, v) = match (row.get(field.name), model.get(field.name)) {
+            (None, None) => continue,
+            (None, Some(v)) => {
                 return Some(format!(
-                    "{k} is missing here, {} in the list",
+                    "{name} is missing here, {} in the list",
                     show(Some(v))
                 ));
             }
-            Some(x) if x != v => {
-                return Some(format!(
-                    "{k} is {} here, {} in the list",
+            (Some(_), None) => return Some(format!("{name} is here but not in the list")),
+            (Some(x), Some(v)) => (x, v),
+        };
+        let why = match (field.kind, x.as_array(), v.as_array()) {
+            (Kind::Obj(inner), _, _) if x.is_object() && v.is_object() => {
+                differs_at(x, v, inner, &format!("{name}."))
+            }
+            (Kind::Arr(inner), Some(xs), Some(vs)) if xs.len() == vs.len() => xs
+                .iter()
+                .zip(vs)
+                .enumerate()
+                .find_map(|(i, (a, b))| differs_at(a, b, inner, &format!("{name}[{i}]."))),
+            _ => (x != v).then(|| {
+                format!(
+                    "{name} is {} here, {} in the list",
                     show(Some(x)),
                     show(Some(v))
-                ));
-            }
-            Some(_) => {}
+                )
+            }),
+        };
+        if why.is_some() {
+            return why;
         }
     }
-    a.keys()
-        .find(|k| !b.contains_key(*k))
-        .map(|k| format!("{k} is here but not in the list"))
+    None
 }
 
 #[cfg(test)]
@@ -425,10 +442,22 @@ mod tests {
         let (a, b, c) = (row("a"), row("b"), row("c"));
         assert!(difference(&[a.clone(), b.clone()], &[a.clone(), c.clone()]).contains("c missing"));
         assert!(difference(&[b.clone(), a.clone()], &[a.clone(), b.clone()]).contains("order"));
+        let fields = [
+            Field {
+                name: "x",
+                kind: Kind::Int,
+            },
+            Field {
+                name: "y",
+                kind: Kind::Int,
+            },
+        ];
         assert_eq!(
-            differs(&json!({"x": 1, "y": 2}), &json!({"x": 1, "y": 3})).unwrap(),
+            differs(&json!({"x": 1, "y": 2}), &json!({"x": 1, "y": 3}), &fields).unwrap(),
             "y is 2 here, 3 in the list"
         );
-        assert!(differs(&a, &a.clone()).is_none());
+        assert!(differs(&a, &a.clone(), &fields).is_none());
+        // A field API.md does not define may change: not compared.
+        assert!(differs(&json!({"x": 1, "z": 1}), &json!({"x": 1, "z": 2}), &fields).is_none());
     }
 }

@@ -34,6 +34,15 @@ pub struct Source {
 }
 
 impl Source {
+    /// The fields API.md defines for the rows of this list: none for
+    /// the payouts, whose element shape API.md does not show.
+    pub fn fields(&self) -> &'static [crate::contract::Field] {
+        match self.op.list {
+            Some(l) if l.rows == self.rows => l.fields,
+            _ => &[],
+        }
+    }
+
     /// The list of `op` at its own path, unqualified.
     pub fn of(op: &'static Op) -> Self {
         let rows = op.list.map_or("", |l| l.rows);

@@ -194,7 +194,7 @@ fn path_match(c: &Check<'_>) -> Outcome {
             if op.id == OpId::RailMerchant
                 && let (Some(list), Some(data)) = (rail, e.data())
                 && let Some(listed) = list.find(data["token"].as_str().unwrap_or(""))
-                && let Some(why) = differs(data, listed)
+                && let Some(why) = differs(data, listed, op.data)
             {
                 judge.fail(c.fail(
                     e,

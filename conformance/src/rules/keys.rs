@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule};
 use crate::contract::OpId;
+use crate::contract::resources::ACCESS_KEY;
 use crate::http::Exchange;
 use crate::model::expect::differs;
 use crate::model::{ListModel, key_id, token_of};
@@ -115,7 +116,7 @@ fn agree(
                 record,
                 format!("{when}: key {token} of the record is not listed"),
             )),
-            Some(other) => match differs(key, other) {
+            Some(other) => match differs(key, other, ACCESS_KEY) {
                 None => Ok(()),
                 Some(why) => Err(c.fail(record, format!("{when}: key {token}: {why}"))),
             },
@@ -165,7 +166,7 @@ fn consistent(c: &Check<'_>) -> Outcome {
                         was[field] = now[field].clone();
                     }
                 }
-                judge.result(match differs(now, &was) {
+                judge.result(match differs(now, &was, ACCESS_KEY) {
                     None => Ok(()),
                     Some(why) => Err(c.fail(
                         page,

@@ -34,6 +34,41 @@ pub fn fetch(c: &Check<'_>, source: &Source, query: &[(String, String)]) -> Got 
     read(e, source)
 }
 
+/// Pages an offset list is read in at most, to its end.
+const MAX_PAGES: usize = 200;
+
+/// Reads an offset list to its end by its own pagination: `limit` 100
+/// asked, each next page at the offset of the rows received so far, until
+/// an empty page. API.md shows no maximum page size for most offset
+/// lists, so a server may give fewer rows a page than asked, and a short
+/// page is not the end. The rows of every page together, the first page's
+/// exchange as evidence (a page that fails is returned as it is).
+pub fn fetch_whole(c: &Check<'_>, source: &Source, query: &[(String, String)]) -> Got {
+    let page = |offset: usize| {
+        let mut q = query.to_vec();
+        q.push(("limit".to_owned(), "100".to_owned()));
+        q.push(("offset".to_owned(), offset.to_string()));
+        fetch(c, source, &q)
+    };
+    let mut first = page(0);
+    let Some(mut rows) = first.rows.clone() else {
+        return first;
+    };
+    for _ in 0..MAX_PAGES {
+        if rows.is_empty() {
+            break;
+        }
+        let next = page(rows.len());
+        match next.rows {
+            Some(more) if more.is_empty() => break,
+            Some(more) => rows.extend(more),
+            None => return next,
+        }
+    }
+    first.rows = Some(rows);
+    first
+}
+
 /// Reads a list page.
 pub fn read(e: Exchange, source: &Source) -> Got {
     let data = e.data();
@@ -78,7 +113,7 @@ pub fn same_records(
     for row in rows {
         let token = token_of(row);
         if let Some(known) = list.find(&token)
-            && let Some(why) = differs(row, known)
+            && let Some(why) = differs(row, known, list.source.fields())
         {
             return Err(c.fail(e, format!("{what}: record {token}: {why}")));
         }

@@ -4,6 +4,7 @@
 mod baseline;
 mod docs;
 mod hostile;
+mod legal;
 mod mutation;
 mod reports;
 mod runs;

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use aggpay_mock::{
-    Chaos, DEFAULT_HOST, DEFAULT_SEED, Fault, Latency, Limits, MAX_ROWS, MockConfig, MockServer,
-    Sizes, TlsIdentity, default_workers,
+    Chaos, DEFAULT_HOST, DEFAULT_SEED, Fault, Latency, Legal, Limits, MAX_ROWS, MockConfig,
+    MockServer, Sizes, TlsIdentity, default_workers,
 };
 use clap::Parser;
 
@@ -62,6 +62,11 @@ pub(crate) struct Args {
     /// conformance harness catches it. `--fault list` lists them.
     #[arg(long = "fault", value_name = "NAME")]
     faults: Vec<String>,
+    /// Answer with another legal reading of API.md than the mock's own
+    /// (repeatable), to prove the conformance harness passes it.
+    /// `--legal list` lists them with the text that allows each.
+    #[arg(long = "legal", value_name = "NAME")]
+    legal: Vec<String>,
     /// Latency added to every answer, in milliseconds: `50`, or a range
     /// `20..80` drawn per request.
     #[arg(long, value_name = "MS|MIN..MAX")]
@@ -140,6 +145,24 @@ pub(crate) fn run(args: Args) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
+    if args.legal.iter().any(|l| l == "list") {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        for legal in Legal::ALL {
+            let line = writeln!(
+                out,
+                "{:<24} {}\n{:<24} allowed by {}",
+                legal.name(),
+                legal.description(),
+                "",
+                legal.allowed_by()
+            );
+            if line.is_err() {
+                break;
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
     match start(args) {
         Ok(()) => loop {
             std::thread::park();
@@ -193,6 +216,12 @@ fn start(args: Args) -> Result<(), String> {
             .parse::<Fault>()
             .map_err(|e| format!("failed to read --fault: {e}"))?;
         config = config.fault(fault);
+    }
+    for name in &args.legal {
+        let legal = name
+            .parse::<Legal>()
+            .map_err(|e| format!("failed to read --legal: {e}"))?;
+        config = config.legal(legal);
     }
     let server = MockServer::start(config).map_err(|e| format!("failed to {e}"))?;
     let info = server.info();

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::chaos::{Chaos, Latency};
 use crate::fault::{Fault, Faults};
+use crate::legal::{Choices, Legal};
 
 /// How many records of each kind the mock serves. Rows are generated on
 /// demand, so large sizes cost no memory. Set them with the
@@ -141,6 +142,7 @@ pub struct MockConfig {
     pub(crate) path_prefix: String,
     pub(crate) sizes: Sizes,
     pub(crate) faults: Faults,
+    pub(crate) legal: Choices,
     pub(crate) limits: Limits,
     pub(crate) chaos: Chaos,
     pub(crate) latency: Latency,
@@ -159,6 +161,7 @@ impl Default for MockConfig {
             path_prefix: String::new(),
             sizes: Sizes::DEFAULT,
             faults: Faults::default(),
+            legal: Choices::default(),
             limits: Limits::DEFAULT,
             chaos: Chaos::default(),
             latency: Latency::default(),
@@ -274,6 +277,14 @@ impl MockConfig {
     /// in that one way. For proving the conformance harness.
     pub fn fault(mut self, fault: Fault) -> Self {
         self.faults.insert(fault);
+        self
+    }
+
+    /// Takes a legal choice (repeatable): the server then answers with
+    /// another reading of API.md than its own, still honouring it.
+    /// See [`Legal`].
+    pub fn legal(mut self, legal: Legal) -> Self {
+        self.legal.insert(legal);
         self
     }
 

@@ -23,6 +23,7 @@ mod corrupt;
 mod data;
 mod fault;
 mod handlers;
+mod legal;
 mod query;
 mod reply;
 mod router;
@@ -36,4 +37,5 @@ pub use config::{
     DEFAULT_HOST, DEFAULT_SEED, Limits, MAX_ROWS, MockConfig, Sizes, TlsIdentity, default_workers,
 };
 pub use fault::{Fault, FaultLayer, UnknownFault};
+pub use legal::{Legal, UnknownLegal};
 pub use server::{Error, MockInfo, MockServer, MockWrites};

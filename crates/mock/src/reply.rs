@@ -4,6 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::fault::Faults;
+use crate::legal::{Choices, Legal};
 use crate::wire::{Envelope, ErrorBody, ErrorEnvelope};
 
 /// A response about to be written: status and JSON body.
@@ -145,6 +146,90 @@ pub(crate) fn too_many_requests() -> Reply {
 /// error form. (Wire faults are applied when the response is written.)
 /// `later_page` tells a page after the first (a cursor or an offset
 /// given), which some faults treat apart.
+/// The legal choices that reshape a body: a changing field API.md does
+/// not define in every record of a success (`extra-fields`), six fraction
+/// digits on every timestamp (`timestamp-micros`), indentation
+/// (`pretty-json`). `served` numbers the answer.
+pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Reply {
+    let extra = legal.has(Legal::ExtraFields) && (200..300).contains(&reply.status);
+    let micros = legal.has(Legal::TimestampMicros);
+    let pretty = legal.has(Legal::PrettyJson);
+    if !(extra || micros || pretty) {
+        return reply;
+    }
+    let Ok(mut value) = serde_json::from_slice::<Value>(&reply.body) else {
+        return reply;
+    };
+    if extra && let Some(data) = value.get_mut("data") {
+        add_extra_field(data, served);
+    }
+    if micros {
+        micro_timestamps(&mut value);
+    }
+    let body = if pretty {
+        serde_json::to_vec_pretty(&value)
+    } else {
+        serde_json::to_vec(&value)
+    };
+    if let Ok(body) = body {
+        reply.body = body;
+    }
+    reply
+}
+
+/// Every record (an object with an `id`, a `token` or a `created_at`)
+/// gets `x_served_seq`, the answer's number.
+fn add_extra_field(value: &mut Value, served: u64) {
+    match value {
+        Value::Object(map) => {
+            for v in map.values_mut() {
+                add_extra_field(v, served);
+            }
+            if ["id", "token", "created_at"]
+                .iter()
+                .any(|k| map.contains_key(*k))
+            {
+                map.insert("x_served_seq".to_owned(), Value::from(served));
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| add_extra_field(v, served)),
+        _ => {}
+    }
+}
+
+/// Every RFC 3339 UTC timestamp string with six fraction digits.
+fn micro_timestamps(value: &mut Value) {
+    match value {
+        Value::String(s) => {
+            if let Some(t) = micro(s) {
+                *s = t;
+            }
+        }
+        Value::Object(map) => map.values_mut().for_each(micro_timestamps),
+        Value::Array(items) => items.iter_mut().for_each(micro_timestamps),
+        _ => {}
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.f]Z` with six fraction digits; `None` for any
+/// other text.
+fn micro(s: &str) -> Option<String> {
+    let seconds = s.get(..19)?;
+    let rest = s.get(19..)?.strip_suffix('Z')?;
+    let shape = seconds.bytes().enumerate().all(|(i, b)| match i {
+        4 | 7 => b == b'-',
+        10 => b == b'T',
+        13 | 16 => b == b':',
+        _ => b.is_ascii_digit(),
+    });
+    let fraction = match rest.strip_prefix('.') {
+        Some(f) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => f,
+        None if rest.is_empty() => "",
+        _ => return None,
+    };
+    shape.then(|| format!("{seconds}.{:0<6}Z", &fraction[..fraction.len().min(6)]))
+}
+
 pub(crate) fn with_faults(mut reply: Reply, faults: &Faults, later_page: bool) -> Reply {
     let success = reply.status == 200;
     if let Ok(mut value) = serde_json::from_slice::<Value>(&reply.body) {

@@ -11,6 +11,7 @@ use crate::chaos::{Chaos, Latency};
 use crate::config::MockConfig;
 use crate::data::{Dataset, View};
 use crate::fault::{Fault, Faults};
+use crate::legal::{Choices, Legal};
 use crate::query::{Query, percent_decode};
 use crate::reply::{self, Reply};
 use crate::state::State;
@@ -32,6 +33,9 @@ pub(crate) struct App {
     pub(crate) state: State,
     pub(crate) prefix: String,
     pub(crate) faults: Faults,
+    pub(crate) legal: Choices,
+    /// Answers served so far (the changing field of `extra-fields`).
+    served: AtomicU64,
     pub(crate) chaos: Chaos,
     pub(crate) latency: Latency,
     pub(crate) live: bool,
@@ -55,6 +59,8 @@ impl App {
         Self {
             prefix: config.path_prefix.trim_end_matches('/').to_owned(),
             faults: config.faults.clone(),
+            legal: config.legal.clone(),
+            served: AtomicU64::new(0),
             chaos: config.chaos.clone(),
             latency: config.latency,
             live: config.live,
@@ -121,12 +127,17 @@ impl App {
 
     /// Answers one request, with the body faults applied.
     pub(crate) fn handle(&self, req: &Incoming<'_>) -> Reply {
-        let reply = self.answer(req);
-        if self.faults.is_empty() {
+        let mut reply = self.answer(req);
+        if req.method == "POST" && reply.status == 200 && self.legal.has(Legal::Created201) {
+            reply.status = 201;
+        }
+        let reply = if self.faults.is_empty() {
             reply
         } else {
             reply::with_faults(reply, &self.faults, later_page(req.url))
-        }
+        };
+        let served = self.served.fetch_add(1, Ordering::Relaxed);
+        reply::with_legal(reply, &self.legal, served)
     }
 
     /// The faithful answer. Order: route (404/405), key (401), aggregator
@@ -151,7 +162,11 @@ impl App {
         let accepted = match req.key {
             None => f.has(Fault::NoAuth),
             Some("") => f.has(Fault::AcceptEmptyKey),
-            Some(key) => self.state.accepts(key, f) || f.has(Fault::AcceptAnyKey),
+            Some(key) => {
+                let grace =
+                    f.has(Fault::RotateKeepsOldSecret) || self.legal.has(Legal::OldSecretGrace);
+                self.state.accepts(key, grace) || f.has(Fault::AcceptAnyKey)
+            }
         };
         if !accepted {
             return reply::unauthorized();
@@ -165,7 +180,11 @@ impl App {
         }
         // The key belongs to this aggregator only (WIRE.md: our choice).
         if agg != self.data.aggregator_id.as_str() && !f.has(Fault::AnyAggregator) {
-            return reply::unauthorized();
+            return if self.legal.has(Legal::UnknownAggregator404) {
+                reply::not_found()
+            } else {
+                reply::unauthorized()
+            };
         }
         let path_id = match id_at.map(|i| percent_decode(rest[i], false)).transpose() {
             Ok(id) => id.unwrap_or_default(),

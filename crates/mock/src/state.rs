@@ -66,8 +66,8 @@ impl State {
     }
 
     /// True when `secret` is the secret of an active key.
-    pub(crate) fn accepts(&self, secret: &str, faults: &Faults) -> bool {
-        let keep_old = faults.has(Fault::RotateKeepsOldSecret);
+    /// With `keep_old`, the secrets rotation retired are taken too.
+    pub(crate) fn accepts(&self, secret: &str, keep_old: bool) -> bool {
         read(&self.keys).iter().any(|s| {
             s.key.is_active
                 && (s.key.secret.expose() == secret

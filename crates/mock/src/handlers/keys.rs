@@ -11,7 +11,7 @@ use crate::wire::{IntCount, KeyList};
 
 impl App {
     pub(crate) fn keys(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = self.offset_limit(q)?;
+        let limit = self.offset_limit(q, true)?;
         let offset = self.offset(q)?;
         let names = lowercase(q.list("names")?);
         let active = q

@@ -11,7 +11,7 @@ use crate::wire::{MerchantList, RailMerchantList, StringCount};
 
 impl App {
     pub(crate) fn merchants(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = self.offset_limit(q)?;
+        let limit = self.offset_limit(q, false)?;
         let offset = self.offset(q)?;
         let enabled = q
             .boolean("enabled")?
@@ -46,7 +46,7 @@ impl App {
     }
 
     pub(crate) fn rail_merchants(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = self.offset_limit(q)?;
+        let limit = self.offset_limit(q, false)?;
         let offset = self.offset(q)?;
         let status = q
             .choice("status", &["Active", "Inactive", "Suspended"])?

@@ -11,6 +11,7 @@ mod settlements;
 mod webhooks;
 
 use crate::fault::Fault;
+use crate::legal::Legal;
 use crate::query::{Invalid, Query};
 use crate::router::App;
 
@@ -20,6 +21,8 @@ const CURSOR_MAX: u64 = 100;
 /// Page size rules of the offset lists (WIRE.md).
 const OFFSET_DEFAULT: u64 = 10;
 const OFFSET_MAX: u64 = 100;
+/// The largest page size API.md shows (cursor lists, access keys).
+const LIMIT_MAX: u64 = 100;
 
 impl App {
     fn cursor_limit(&self, q: &Query) -> Result<u64, Invalid> {
@@ -37,18 +40,35 @@ impl App {
         self.limit(q, default, max)
     }
 
-    fn offset_limit(&self, q: &Query) -> Result<u64, Invalid> {
+    /// The page size of an offset list; `keys`: the access-key list,
+    /// whose maximum API.md shows (100).
+    fn offset_limit(&self, q: &Query, keys: bool) -> Result<u64, Invalid> {
+        let default = if self.legal.has(Legal::OffsetDefault20) {
+            20
+        } else {
+            OFFSET_DEFAULT
+        };
+        let max = if !keys && self.legal.has(Legal::OffsetMax7) {
+            7
+        } else {
+            OFFSET_MAX
+        };
         if self.faults.has(Fault::OffsetLimitIgnored) {
-            self.limit(q, OFFSET_DEFAULT, OFFSET_MAX)?;
+            self.limit(q, default, max)?;
             return Ok(1_000);
         }
-        self.limit(q, OFFSET_DEFAULT, OFFSET_MAX)
+        self.limit(q, default, max)
     }
 
     fn limit(&self, q: &Query, default: u64, max: u64) -> Result<u64, Invalid> {
         let negative = q.one("limit")?.is_some_and(|l| l.starts_with('-'));
         if negative && self.faults.has(Fault::NegativeLimitAccepted) {
             return Ok(default);
+        }
+        if self.legal.has(Legal::LimitAboveMax400)
+            && q.count("limit")?.is_some_and(|l| l > LIMIT_MAX)
+        {
+            return Err(format!("`limit` must be at most {LIMIT_MAX}"));
         }
         q.limit(default, max)
     }

@@ -10,7 +10,7 @@ use crate::wire::{QrCodeList, StringCount};
 
 impl App {
     pub(crate) fn qrs(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = self.offset_limit(q)?;
+        let limit = self.offset_limit(q, false)?;
         let offset = self.offset(q)?;
         let default = if self.faults.has(Fault::QrDefaultDynamic) {
             "DYNAMIC"

@@ -19,6 +19,7 @@ use super::state::{Busy, ConnState};
 use crate::chaos::Mishap;
 use crate::config::Limits;
 use crate::fault::Fault;
+use crate::legal::Legal;
 use crate::reply::{self, Reply};
 use crate::router::{App, Incoming};
 
@@ -190,7 +191,7 @@ fn respond(
     if let Some(after) = delivery.retry_after {
         headers.insert(RETRY_AFTER, HeaderValue::from(after));
     }
-    if delivery.close {
+    if delivery.close || app.legal.has(Legal::ConnectionClose) {
         headers.insert(CONNECTION, HeaderValue::from_static("close"));
     }
     if faults.has(Fault::BadDateHeader) {

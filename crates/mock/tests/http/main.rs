@@ -7,6 +7,7 @@ mod chaos;
 mod cli;
 mod cursor;
 mod errors;
+mod legal;
 mod live;
 mod offset;
 mod operations;

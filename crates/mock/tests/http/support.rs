@@ -23,6 +23,7 @@ pub struct Answer {
     pub raw_len: usize,
     pub date: bool,
     pub content_type: Option<String>,
+    pub connection: Option<String>,
 }
 
 impl Answer {
@@ -91,6 +92,7 @@ impl Api {
         let content_length = header("content-length");
         let content_type = header("content-type");
         let date = header("date").is_some();
+        let connection = header("connection");
         let text = response.body_mut().read_to_string().unwrap();
         let body = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("status {status}: body is not JSON ({e}): {text}"));
@@ -101,6 +103,7 @@ impl Api {
             raw_len: text.len(),
             date,
             content_type,
+            connection,
         }
     }
 
