@@ -76,6 +76,18 @@ legal! {
     Created201 = "created-201":
         "a created report export is answered 201 Created";
         allowed by "API.md Conventions 7: \"Success status code is stated only for the payment-charges operation (200)\"",
+    CursorEndEmpty = "cursor-end-empty":
+        "the last page of a cursor list (fewer rows than the limit) answers next_cursor \"\"";
+        allowed by "API.md Settlements: cursor lists \"return next_cursor\" and the end of a list is not shown; WIRE.md Cursor pagination: a client stops at a next_cursor of \"\"",
+    MerchantNamesExact = "merchant-names-exact":
+        "the merchant list's names filter keeps merchants whose name is one of the values exactly, not a fragment";
+        allowed by "API.md Merchants: \"merchant names: comma-separated list of names\" (names, where the access-key filter says name fragments)",
+    CountPage = "count-page":
+        "an offset list's count is the number of rows of the page";
+        allowed by "API.md Conventions 5: \"List operations return their records under a named key of data together with a count\" (what it counts is not shown)",
+    OtherErrorWords = "other-error-words":
+        "401 and 400 messages in other words that still say what API.md says they say";
+        allowed by "API.md Authentication 2: \"a message saying that a partner access key is required in the request header\"; Errors: 400 \"invalid request parameters (message says so)\"",
     OldSecretGrace = "old-secret-grace":
         "after a rotation the old secret keeps working until the key is rotated again";
         allowed by "API.md Authentication 5: \"Key scopes, expiry, and the treatment of an inactive key: not shown.\"; Access keys: rotation returns the new secret, and says nothing of the old",

@@ -154,7 +154,8 @@ pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Repl
     let extra = legal.has(Legal::ExtraFields) && (200..300).contains(&reply.status);
     let micros = legal.has(Legal::TimestampMicros);
     let pretty = legal.has(Legal::PrettyJson);
-    if !(extra || micros || pretty) {
+    let words = legal.has(Legal::OtherErrorWords) && matches!(reply.status, 400 | 401);
+    if !(extra || micros || pretty || words) {
         return reply;
     }
     let Ok(mut value) = serde_json::from_slice::<Value>(&reply.body) else {
@@ -166,6 +167,9 @@ pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Repl
     if micros {
         micro_timestamps(&mut value);
     }
+    if words {
+        reword(&mut value, reply.status);
+    }
     let body = if pretty {
         serde_json::to_vec_pretty(&value)
     } else {
@@ -175,6 +179,25 @@ pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Repl
         reply.body = body;
     }
     reply
+}
+
+/// A 401's and a 400's message in other words that say the same.
+fn reword(value: &mut Value, status: u16) {
+    match status {
+        401 => {
+            if let Some(m) = value.pointer_mut("/error/message") {
+                *m = Value::from(
+                    "A partner access key is required in the X-PAY-AGGREGATOR-SECRET-KEY request header.",
+                );
+            }
+        }
+        _ => {
+            if let Some(Value::String(m)) = value.get_mut("message") {
+                let detail = m.strip_prefix("invalid request parameters: ").unwrap_or(m);
+                *m = format!("Invalid request parameters ({detail})");
+            }
+        }
+    }
 }
 
 /// Every record (an object with an `id`, a `token` or a `created_at`)

@@ -4,6 +4,7 @@ use aggpay::{AggregatorMerchantId, RailMerchantId};
 
 use super::{lowercase, matches_any};
 use crate::fault::Fault;
+use crate::legal::Legal;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
 use crate::router::App;
@@ -26,7 +27,9 @@ impl App {
         } else {
             ids
         };
-        let names = lowercase(self.name_values(q.list("names")?));
+        let exact = self.name_values(q.list("names")?);
+        let names = lowercase(exact.clone());
+        let exact = self.legal.has(Legal::MerchantNamesExact).then_some(exact);
         let d = &self.data;
         let rows = (0..d.sizes.merchants)
             .filter(|i| {
@@ -37,7 +40,10 @@ impl App {
             })
             .map(|i| d.merchant(i))
             .filter(|m| enabled.is_none_or(|e| m.enabled == e))
-            .filter(|m| matches_any(&m.name, &names));
+            .filter(|m| match &exact {
+                Some(exact) => exact.is_empty() || exact.contains(&m.name),
+                None => matches_any(&m.name, &names),
+            });
         let (merchants, count) = self.counted_page(rows, offset, limit);
         Ok(reply::ok(&MerchantList {
             merchants,

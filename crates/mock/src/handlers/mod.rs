@@ -111,6 +111,10 @@ impl App {
         if wraps && out.is_empty() && offset > 0 {
             return (first, count);
         }
+        if self.legal.has(Legal::CountPage) {
+            let page = out.len() as u64;
+            return (out, page);
+        }
         (out, count)
     }
 

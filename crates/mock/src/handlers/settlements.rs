@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::data::{BatchSeq, Seq, cursor_page};
 use crate::fault::Fault;
+use crate::legal::Legal;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
 use crate::router::App;
@@ -64,7 +65,8 @@ impl App {
             .last()
             .map(|i| self.data.batch_numeric_id(*i).to_string())
             .unwrap_or_default();
-        let next_cursor = self.next_cursor(cursor, last);
+        let full = indices.len() as u64 == limit;
+        let next_cursor = self.next_cursor(cursor, last, full);
         let count = CursorCount {
             filtered_count: StringCount(seq.len()),
             total_count: StringCount(view.batch_count()),
@@ -123,9 +125,12 @@ impl App {
     }
 
     /// The cursor a page hands out: the last row's id, unless a fault
-    /// makes it repeat the one it was given.
-    fn next_cursor(&self, given: u64, last: String) -> String {
-        if self.faults.has(Fault::CursorRepeat) && given != 0 && !last.is_empty() {
+    /// makes it repeat the one it was given (or, with `cursor-end-empty`,
+    /// `""` on a page that is not `full`: the end).
+    fn next_cursor(&self, given: u64, last: String, full: bool) -> String {
+        if !full && self.legal.has(Legal::CursorEndEmpty) {
+            String::new()
+        } else if self.faults.has(Fault::CursorRepeat) && given != 0 && !last.is_empty() {
             given.to_string()
         } else {
             last
@@ -169,7 +174,8 @@ impl App {
             .last()
             .map(|k| rows.id_at(*k).to_string())
             .unwrap_or_default();
-        let next_cursor = self.next_cursor(cursor, last);
+        let full = positions.len() as u64 == limit;
+        let next_cursor = self.next_cursor(cursor, last, full);
         let d = &self.data;
         let (settlement_transactions, transactions) = if payouts {
             (

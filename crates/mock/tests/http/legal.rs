@@ -123,3 +123,41 @@ fn connections_status_and_keys_take_other_legal_choices() {
     );
     assert_eq!(api.get_with("/keys", &[], Some(&old)).status, 200);
 }
+
+#[test]
+fn lists_and_errors_take_other_legal_readings() {
+    let api = Api::start(MockConfig::new().batches(30).legal(Legal::CursorEndEmpty));
+    let page = api.get("/settlements/batches", &[("limit", "100")]);
+    let data = page.data();
+    assert!(data["batches"].as_array().unwrap().len() < 100);
+    assert_eq!(data["next_cursor"], "");
+    let full = api.get("/settlements/batches", &[("limit", "1")]);
+    assert_ne!(full.data()["next_cursor"], "");
+
+    let api = with(Legal::MerchantNamesExact);
+    let name = s(
+        &api.get("/merchants", &[("limit", "1")]).data()["merchants"][0],
+        "name",
+    )
+    .to_owned();
+    let fragment: String = name.chars().take(name.chars().count() - 1).collect();
+    assert!(rows(&api.get("/merchants", &[("names", &name)]), "merchants") >= 1);
+    assert_eq!(
+        rows(&api.get("/merchants", &[("names", &fragment)]), "merchants"),
+        0
+    );
+
+    let api = with(Legal::CountPage);
+    assert_eq!(
+        api.get("/merchants", &[("limit", "3")]).data()["count"],
+        "3"
+    );
+
+    let api = with(Legal::OtherErrorWords);
+    let refused = api.get_with("/keys", &[], Some("wrong"));
+    refused.assert_envelope(401, "error.unauthorized_access");
+    assert_ne!(
+        refused.body["error"]["message"],
+        "partner access key is required in request header"
+    );
+}
