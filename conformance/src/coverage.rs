@@ -169,6 +169,11 @@ pub const STATEMENTS: &[Statement] = &[
         "no key, an empty or a wrong key: 401 error.unauthorized_access saying a key is required",
         &["auth.missing-key", "auth.empty-key", "auth.wrong-key"],
     ),
+    by(
+        "Authentication 1",
+        "an API-key scheme carried in a request header only: the key anywhere else (query, Authorization, cookie) is no key",
+        &["auth.header-only"],
+    ),
     not(
         "Authentication 4-5",
         "whether the key must belong to the path's aggregator; scopes, expiry, inactive keys",

@@ -98,6 +98,32 @@ pub enum Auth {
     /// A made-up value (an empty or generated wrong key): shown, so a
     /// failure can be reproduced.
     Probe(String),
+    /// The configured key, offered somewhere API.md does not put it, and
+    /// no key header: never shown.
+    Elsewhere(Place),
+}
+
+/// Where a key may be offered besides the key header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// A query parameter of this name.
+    Query(&'static str),
+    /// A header of this name, the key after this prefix (`Bearer `…).
+    Header(&'static str, &'static str),
+    /// A cookie of this name.
+    Cookie(&'static str),
+}
+
+impl Place {
+    /// Where, in words.
+    pub fn shown(self) -> String {
+        match self {
+            Place::Query(name) => format!("in the query parameter {name}"),
+            Place::Header(name, "") => format!("in the header {name}"),
+            Place::Header(name, prefix) => format!("in the header {name}: {}…", prefix.trim()),
+            Place::Cookie(name) => format!("in the cookie {name}"),
+        }
+    }
 }
 
 /// A request as the reports show it.
@@ -478,7 +504,23 @@ impl Http {
             url.push('=');
             url.push_str(&encode(v));
         }
+        if let Auth::Elsewhere(Place::Query(name)) = request.auth {
+            url.push(if request.query.is_empty() { '?' } else { '&' });
+            url.push_str(&format!("{}=<redacted>", encode(name)));
+        }
         url
+    }
+
+    /// The URL sent: [`Http::url`] with the key where a request offers it
+    /// in the query.
+    fn url_sent(&self, request: &Request, url: &str) -> String {
+        match request.auth {
+            Auth::Elsewhere(Place::Query(name)) => url.replace(
+                &format!("{}=<redacted>", encode(name)),
+                &format!("{}={}", encode(name), encode(&self.key)),
+            ),
+            _ => url.to_owned(),
+        }
     }
 
     /// A `curl` command reproducing the request; every credential shown
@@ -493,12 +535,18 @@ impl Http {
             Auth::Key | Auth::Secret(_) => {
                 cmd.push_str(&format!(" -H '{KEY_HEADER}: <redacted>'"));
             }
-            Auth::Missing => {}
+            Auth::Missing | Auth::Elsewhere(Place::Query(_)) => {}
             Auth::Probe(v) => {
                 cmd.push_str(&format!(
                     " -H {}",
                     shell_quote(&format!("{KEY_HEADER}: {v}"))
                 ));
+            }
+            Auth::Elsewhere(Place::Header(name, prefix)) => {
+                cmd.push_str(&format!(" -H '{name}: {prefix}<redacted>'"));
+            }
+            Auth::Elsewhere(Place::Cookie(name)) => {
+                cmd.push_str(&format!(" -H 'Cookie: {name}=<redacted>'"));
             }
         }
         if let Some(body) = &request.body {
@@ -729,12 +777,18 @@ impl Http {
     ) -> Result<Answer, ureq::Error> {
         let mut builder = ureq::http::Request::builder()
             .method(request.method)
-            .uri(url)
+            .uri(self.url_sent(request, url))
             .header("Accept", "application/json");
         match &request.auth {
             Auth::Key => builder = builder.header(KEY_HEADER, &self.key),
             Auth::Secret(v) | Auth::Probe(v) => builder = builder.header(KEY_HEADER, v),
-            Auth::Missing => {}
+            Auth::Missing | Auth::Elsewhere(Place::Query(_)) => {}
+            Auth::Elsewhere(Place::Header(name, prefix)) => {
+                builder = builder.header(*name, format!("{prefix}{}", self.key));
+            }
+            Auth::Elsewhere(Place::Cookie(name)) => {
+                builder = builder.header("Cookie", format!("{name}={}", self.key));
+            }
         }
         if request.body.is_some() {
             builder = builder.header("Content-Type", "application/json");

@@ -8,7 +8,7 @@ use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule};
 use crate::contract::{OPS, Op, OpId, Role};
 use crate::ctx::Ctx;
-use crate::http::{Auth, Exchange, Request};
+use crate::http::{Auth, Exchange, Place, Request};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -54,8 +54,35 @@ pub fn rules() -> Vec<Rule> {
             check: wrong_key,
             observe: None,
         },
+        Rule {
+            id: "auth.header-only",
+            level: Level::Required,
+            source: "API.md Authentication 1: \"an API-key scheme carried in a request header only\"; 2 (a request without a valid key receives 401)",
+            summary: "the valid key offered anywhere but its header (query parameters api_key, key, secret_key or the header's name, Authorization, a cookie, X-API-Key) gets 401 in the envelope form, on every read",
+            faults: &[
+                "key-in-query",
+                "no-auth",
+                "text-errors",
+                "unauthorized-message",
+                "unauthorized-key-message",
+            ],
+            check: header_only,
+            observe: None,
+        },
     ]
 }
+
+/// Where a client might put a key that API.md puts in its header only.
+const ELSEWHERE: &[Place] = &[
+    Place::Query("api_key"),
+    Place::Query("key"),
+    Place::Query("secret_key"),
+    Place::Query("X-PAY-AGGREGATOR-SECRET-KEY"),
+    Place::Header("Authorization", "Bearer "),
+    Place::Header("Authorization", ""),
+    Place::Header("X-API-Key", ""),
+    Place::Cookie("X-PAY-AGGREGATOR-SECRET-KEY"),
+];
 
 /// A request of `op` with real inputs where the run knows them: every
 /// operation of the table. The writes are probed only when allowed, and
@@ -121,14 +148,18 @@ pub fn operations(ctx: &Ctx) -> Vec<Request> {
 
 /// 401, envelope form, error.unauthorized_access, a message about the key.
 pub fn expect_unauthorized(c: &Check<'_>, e: &Exchange) -> Result<(), Failure> {
-    let why = match e.status() {
+    match unauthorized_why(e) {
+        None => Ok(()),
+        Some(why) => Err(c.fail(e, why)),
+    }
+}
+
+/// Why `e` is not the documented 401, if it is not.
+fn unauthorized_why(e: &Exchange) -> Option<String> {
+    match e.status() {
         Some(401) => super::errors::form(e),
         Some(s) => Some(format!("answered {s} instead of 401")),
         None => Some("no answer".to_owned()),
-    };
-    match why {
-        None => Ok(()),
-        Some(why) => Err(c.fail(e, why)),
     }
 }
 
@@ -137,6 +168,28 @@ fn every_operation(c: &Check<'_>, auth: Auth) -> Outcome {
     let results = c.map(&ops, |request| {
         let e = c.send(request.clone().auth(auth.clone()));
         expect_unauthorized(c, &e)
+    });
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
+    judge.outcome()
+}
+
+/// The valid key, anywhere but its header, on every read: 401.
+fn header_only(c: &Check<'_>) -> Outcome {
+    let cases: Vec<(Request, Place)> = operations(c.ctx)
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .flat_map(|r| ELSEWHERE.iter().map(move |p| (r.clone(), *p)))
+        .collect();
+    let results = c.map(&cases, |(request, place)| {
+        let e = c.send(request.clone().auth(Auth::Elsewhere(*place)));
+        match unauthorized_why(&e) {
+            None => Ok(()),
+            Some(why) => Err(c.fail(
+                &e,
+                format!("the key {} and no key header: {why}", place.shown()),
+            )),
+        }
     });
     let mut judge = Judge::default();
     results.into_iter().for_each(|r| judge.result(r));

@@ -160,7 +160,11 @@ impl App {
         }
         let f = &self.faults;
         let accepted = match req.key {
-            None => f.has(Fault::NoAuth),
+            None => {
+                f.has(Fault::NoAuth)
+                    || (f.has(Fault::KeyInQuery)
+                        && query_key(raw_query).is_some_and(|k| self.state.accepts(&k, false)))
+            }
             Some("") => f.has(Fault::AcceptEmptyKey),
             Some(key) => {
                 let grace =
@@ -293,4 +297,13 @@ impl Op {
             _ => "GET",
         }
     }
+}
+
+/// The `api_key` query parameter, decoded (the `key-in-query` fault takes
+/// it for the key header).
+fn query_key(raw_query: &str) -> Option<String> {
+    raw_query
+        .split('&')
+        .find_map(|p| p.strip_prefix("api_key="))
+        .and_then(|v| percent_decode(v, true).ok())
 }
