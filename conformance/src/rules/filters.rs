@@ -84,9 +84,11 @@ const RULES: &[Rule] = &[
         id: "filters.multi-value",
         level: Level::Required,
         source: "API.md Access keys (comma-separated name fragments), Merchants (comma-separated identifiers and names), Refunds (each filter accepts one or more values)",
-        summary: "a filter given several values keeps the rows of every one of them",
+        summary: "a filter given several values keeps the rows of every one of them (values chosen so that all of them, only some, and a comma-separated list read as one value answer apart)",
         faults: &[
             "merchant-ids-first-only",
+            "key-names-not-split",
+            "name-fragment-prefix-only",
             "offset-ignored",
             "offset-limit-ignored",
             "refund-status-first-only",

@@ -39,6 +39,12 @@ fn unambiguous(list: &ListModel, given: &[Given]) -> bool {
 /// Candidate values of `param` from `list`'s rows, best first: few rows
 /// matched but some, legal readings agreeing, rows deep in the list.
 pub fn candidates(list: &ListModel, param: &'static Param, pick: &mut Picker) -> Vec<String> {
+    ranked(list, param, pick, false)
+}
+
+/// [`candidates`], all of them with `all`, else the best few of each
+/// filter (every value of an enumeration).
+fn ranked(list: &ListModel, param: &'static Param, pick: &mut Picker, all: bool) -> Vec<String> {
     let Some(filter) = param.filter() else {
         return Vec::new();
     };
@@ -94,6 +100,7 @@ pub fn candidates(list: &ListModel, param: &'static Param, pick: &mut Picker) ->
     scored.sort_by_key(|(score, _)| *score);
     // Enumerations keep every value; the rest their best few.
     let keep = match (filter.matching, param.value) {
+        _ if all => usize::MAX,
         (Matching::Bool | Matching::Code(_), _) | (_, Kind::Choice(_)) => usize::MAX,
         _ => PER_FILTER,
     };
@@ -130,9 +137,15 @@ fn fragments(rows: &[&Value], field: &str, pick: &mut Picker) -> Vec<String> {
 }
 
 /// Two values of `param` whose rows together are more than either alone
-/// (a server keeping only the first value must show).
+/// (a server keeping only the first value must show) and, for a
+/// comma-separated list, other than the rows of the two read as one value
+/// holding the comma (a server that does not split the list must show).
+/// Every candidate is tried, not only the best few.
 pub fn several(list: &ListModel, param: &'static Param, pick: &mut Picker) -> Option<Vec<String>> {
-    let mut values = candidates(list, param, pick);
+    let comma = param
+        .filter()
+        .is_some_and(|f| f.many == crate::contract::Many::Comma);
+    let mut values = ranked(list, param, pick, true);
     values.retain(|v| matched(list, &[Given::one(param, v.clone())]) > 0);
     for (i, a) in values.iter().enumerate() {
         for b in &values[i + 1..] {
@@ -143,7 +156,8 @@ pub fn several(list: &ListModel, param: &'static Param, pick: &mut Picker) -> Op
             let n = matched(list, std::slice::from_ref(&both));
             let alone = matched(list, &[Given::one(param, a.clone())])
                 .max(matched(list, &[Given::one(param, b.clone())]));
-            if n > alone {
+            let unsplit = || matched(list, &[Given::one(param, format!("{a},{b}"))]);
+            if n > alone && (!comma || unsplit() != n) {
                 // A third value from deep in the list, when there is one.
                 return Some(vec![a.clone(), b.clone()]);
             }

@@ -80,6 +80,7 @@ faults! {
     BadDateHeader = "bad-date-header" [Wire]: "the Date header is not an HTTP date",
     TextErrors = "text-errors" [Wire]: "error bodies are plain text, not JSON",
     NoAuth = "no-auth" [Behaviour]: "requests without the key header are served",
+    KeyNamesNotSplit = "key-names-not-split" [Behaviour]: "the access-key list's names filter is one fragment, commas and all, not a list of fragments",
     KeyInQuery = "key-in-query" [Behaviour]: "a valid key in the api_key query parameter, without the key header, is accepted",
     AcceptAnyKey = "accept-any-key" [Behaviour]: "any non-empty key is accepted",
     AcceptEmptyKey = "accept-empty-key" [Behaviour]: "an empty key header is accepted",

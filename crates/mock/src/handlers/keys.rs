@@ -13,7 +13,11 @@ impl App {
     pub(crate) fn keys(&self, q: &Query) -> Result<Reply, Invalid> {
         let limit = self.offset_limit(q, true)?;
         let offset = self.offset(q)?;
-        let names = lowercase(q.list("names")?);
+        let names = if self.faults.has(Fault::KeyNamesNotSplit) {
+            lowercase(q.one("names")?.map(str::to_owned).into_iter().collect())
+        } else {
+            lowercase(q.list("names")?)
+        };
         let active = q
             .boolean("is_active")?
             .filter(|_| !self.faults.has(Fault::KeysActiveFilterIgnored));
