@@ -24,14 +24,19 @@ pub fn truncate(text: &str, max_chars: usize) -> Cow<'_, str> {
     }
 }
 
-/// True for a character that a terminal would act on instead of print:
-/// C0 and C1 controls, DEL, and the bidirectional overrides that reorder
-/// what is shown.
+/// True for a character that a terminal would act on instead of print,
+/// or that shows as nothing: C0 and C1 controls, DEL, the bidirectional
+/// marks and overrides that reorder what is shown, the zero-width
+/// characters, the line and paragraph separators, and the byte order
+/// mark.
 pub fn is_control(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
-            '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+            '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{feff}'
         )
 }
 
@@ -184,7 +189,18 @@ impl Redactor {
                 self.scrub_value(&mut value);
                 value.to_string()
             }
-            Err(_) => self.scrub(&String::from_utf8_lossy(body)),
+            Err(_) => {
+                // Bytes that are not UTF-8 are shown as `\xNN`, not
+                // replaced: a staging team must see what was sent.
+                let mut out = String::new();
+                for chunk in body.utf8_chunks() {
+                    out.push_str(&escape_control(&self.scrub(chunk.valid())));
+                    for b in chunk.invalid() {
+                        out.push_str(&format!("\\x{b:02x}"));
+                    }
+                }
+                return truncate(&out, max_chars).into_owned();
+            }
         };
         excerpt(&text, max_chars)
     }
@@ -201,6 +217,15 @@ mod tests {
     use proptest::prelude::*;
 
     const KEY: &str = "k3y/with\"quote";
+
+    #[test]
+    fn invisible_and_invalid_bytes_are_shown_escaped() {
+        let r = Redactor::new();
+        let body = b"\xef\xbb\xbf{\"a\":1}\x00\xff tail";
+        let shown = r.snippet(body, 200);
+        assert_eq!(shown, "\\u{feff}{\"a\":1}\\u{0}\\xff tail");
+        assert_eq!(escape_control("a\u{200b}b"), "a\\u{200b}b");
+    }
 
     #[test]
     fn every_form_of_a_secret_is_redacted() {
