@@ -171,8 +171,8 @@ pub const STATEMENTS: &[Statement] = &[
     ),
     by(
         "Authentication 1",
-        "an API-key scheme carried in a request header only: the key anywhere else (query, Authorization, cookie) is no key",
-        &["auth.header-only"],
+        "an API-key scheme carried in a request header only: the key anywhere else (query, Authorization, cookie) is no key; the header's name in any case is the header",
+        &["auth.header-only", "auth.header-case"],
     ),
     not(
         "Authentication 4-5",

@@ -36,6 +36,9 @@ pub struct Options {
     pub seed: u64,
     /// Whether key rotation and export creation may run.
     pub allow_writes: bool,
+    /// Why only `auth.header-case` can be judged (the server refuses the
+    /// key header as the HTTP client spells it), when that is so.
+    pub header_case_only: Option<String>,
 }
 
 /// Ids discovered from the lists and read one by one.

@@ -271,6 +271,16 @@ fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseli
         Outcome::not_run()
     } else {
         let check = Check { ctx, rule: rule.id };
+        if let Some(why) = &ctx.options.header_case_only
+            && rule.id != crate::rules::HEADER_CASE
+        {
+            return RuleReport::new(
+                rule,
+                Outcome::not_run_because(why),
+                began.elapsed(),
+                |id, fp| baseline.knows(id, fp),
+            );
+        }
         let outcome =
             catch_unwind(AssertUnwindSafe(|| (rule.check)(&check))).unwrap_or_else(|_| {
                 Outcome::judged(
@@ -320,7 +330,10 @@ fn run_inner(
     *named = Some(target_name.clone());
     let seed = args.seed.unwrap_or_else(random_seed);
     let jobs = usize::from(args.jobs);
-    let http = connect(args, &target, &rules, deadline)?;
+    let (http, header_case_only) = connect(args, &target, &rules, deadline)?;
+    if let Some(why) = &header_case_only {
+        let _ = writeln!(stderr, "aggpay-conformance: {why}");
+    }
 
     let mut reporters = reporters(args, stdout)?;
     emit(
@@ -344,10 +357,13 @@ fn run_inner(
             cases: args.cases,
             seed,
             allow_writes: target.allow_writes,
+            header_case_only,
         },
         unsampled: Default::default(),
     };
-    ctx.sample();
+    if ctx.options.header_case_only.is_none() {
+        ctx.sample();
+    }
 
     let reports = run_rules(&ctx, &rules, jobs, deadline, &baseline, &mut reporters)?;
     let summary = summarize(
@@ -381,17 +397,23 @@ const PREFLIGHT_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3
 /// the key list are read with the key, and a setup that does not work
 /// (unreachable, TLS mixed up, key refused, aggregator unknown, a path
 /// prefix that matches nothing) stops the run with its likely cause.
+///
+/// A key refused as the HTTP client spells the header (lower case) but
+/// taken under the spelling API.md writes is not a setup problem: the
+/// server is wrong. The run then judges only `auth.header-case` (the
+/// second value says why), since every other request would be refused.
 fn connect(
     args: &Args,
     target: &Target,
     rules: &[Rule],
     deadline: Option<Instant>,
-) -> Result<Http, Unusable> {
+) -> Result<(Http, Option<String>), Unusable> {
+    let mut header_case_only = None;
     if target.mock.is_none() {
         let left = deadline.map_or(PREFLIGHT_PATIENCE, |d| {
             d.saturating_duration_since(Instant::now())
         });
-        aggpay_internal::preflight::check(&aggpay_internal::preflight::Check {
+        let checked = aggpay_internal::preflight::check(&aggpay_internal::preflight::Check {
             base: &target.base,
             aggregator: &target.aggregator,
             key: &target.key,
@@ -399,8 +421,21 @@ fn connect(
             timeout: args.timeout(),
             patience: left.min(PREFLIGHT_PATIENCE),
             user_agent: USER_AGENT,
-        })
-        .map_err(|p| Unusable(p.message))?;
+        });
+        match checked {
+            Ok(()) => {}
+            Err(p)
+                if p.cause == aggpay_internal::preflight::Cause::Key
+                    && key_taken_as_spelled(args, target) =>
+            {
+                header_case_only = Some(format!(
+                    "the server refuses the key header as HTTP clients may send it (x-pay-aggregator-secret-key) but takes it spelled {}: every request of the harness would be refused, so only {} is judged",
+                    aggpay_internal::rules::KEY_HEADER,
+                    crate::rules::HEADER_CASE
+                ));
+            }
+            Err(p) => return Err(Unusable(p.message)),
+        }
     }
     let jobs = usize::from(args.jobs);
     let pool = Arc::new(Pool::new(jobs));
@@ -419,7 +454,33 @@ fn connect(
         pool,
         observers,
     )
+    .map(|http| (http, header_case_only))
     .map_err(|e| Unusable(e.to_string()))
+}
+
+/// True when the aggregator record answers the key under the header's
+/// name spelled as API.md writes it (sent byte for byte). A transient
+/// failure (no answer, 429, 5xx) is tried again, a few times.
+fn key_taken_as_spelled(args: &Args, target: &Target) -> bool {
+    let url = format!(
+        "{}/v1/aggregators/{}",
+        target.base,
+        crate::http::encode(&target.aggregator)
+    );
+    for attempt in 0..5u32 {
+        let answer = crate::http::raw_get(
+            &url,
+            &[(aggpay_internal::rules::KEY_HEADER, target.key.as_str())],
+            args.server.ca_cert.as_deref(),
+            args.timeout(),
+        );
+        match answer {
+            Ok((status, _, _)) if (200..300).contains(&status) => return true,
+            Ok((status, _, _)) if status != 429 && status < 500 => return false,
+            _ => std::thread::sleep(std::time::Duration::from_millis(100 << attempt)),
+        }
+    }
+    false
 }
 
 /// Writes the failures of `reports` as a baseline of known failures.
@@ -511,7 +572,10 @@ fn summarize(
     let required_failed = count(&|r| r.level == Level::Required && r.is_new_failure());
     let observations_failed = count(&|r| r.level == Level::Observation && r.is_new_failure());
     let not_run = count(&|r| r.outcome.status == Status::NotRun);
-    let budget_spent = not_run > 0 || ctx.http.budget_spent();
+    // Rules not run because only auth.header-case could be judged are
+    // not the budget's.
+    let budget_spent =
+        ctx.http.budget_spent() || (not_run > 0 && ctx.options.header_case_only.is_none());
     // Known failures of rules that ran and no longer fail that way.
     let fixed = baseline
         .known

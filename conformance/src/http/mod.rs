@@ -10,7 +10,10 @@
 //! connection; what to do when their answer is lost is the caller's
 //! business (`model::writes`).
 
+mod raw;
 mod retry;
+
+pub use raw::get as raw_get;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -101,6 +104,9 @@ pub enum Auth {
     /// The configured key, offered somewhere API.md does not put it, and
     /// no key header: never shown.
     Elsewhere(Place),
+    /// The configured key in the key header, its name spelled exactly
+    /// this way (sent byte for byte: the HTTP client would lower it).
+    Spelled(&'static str),
 }
 
 /// Where a key may be offered besides the key header.
@@ -373,6 +379,8 @@ pub struct Http {
     /// At most so many requests a second (the client's pacer).
     pacer: Option<aggpay_internal::http::Pacer>,
     deadline: Option<Instant>,
+    /// The CA file, for requests sent byte for byte.
+    ca_cert: Option<std::path::PathBuf>,
     spent: AtomicBool,
     pool: Arc<Pool>,
     redactor: RwLock<Redactor>,
@@ -428,6 +436,7 @@ impl Http {
             timeout: config.timeout,
             pacer: config.interval.map(aggpay_internal::http::Pacer::new),
             deadline: config.deadline,
+            ca_cert: config.ca_cert.clone(),
             spent: AtomicBool::new(false),
             pool,
             redactor: RwLock::new(redactor),
@@ -548,6 +557,7 @@ impl Http {
             Auth::Elsewhere(Place::Cookie(name)) => {
                 cmd.push_str(&format!(" -H 'Cookie: {name}=<redacted>'"));
             }
+            Auth::Spelled(name) => cmd.push_str(&format!(" -H '{name}: <redacted>'")),
         }
         if let Some(body) = &request.body {
             cmd.push_str(&format!(
@@ -775,6 +785,15 @@ impl Http {
         url: &str,
         timeout: Duration,
     ) -> Result<Answer, ureq::Error> {
+        if let Auth::Spelled(name) = request.auth {
+            return raw::get(
+                url,
+                &[(name, self.key.as_str())],
+                self.ca_cert.as_deref(),
+                timeout,
+            )
+            .map_err(ureq::Error::Io);
+        }
         let mut builder = ureq::http::Request::builder()
             .method(request.method)
             .uri(self.url_sent(request, url))
@@ -782,7 +801,7 @@ impl Http {
         match &request.auth {
             Auth::Key => builder = builder.header(KEY_HEADER, &self.key),
             Auth::Secret(v) | Auth::Probe(v) => builder = builder.header(KEY_HEADER, v),
-            Auth::Missing | Auth::Elsewhere(Place::Query(_)) => {}
+            Auth::Missing | Auth::Elsewhere(Place::Query(_)) | Auth::Spelled(_) => {}
             Auth::Elsewhere(Place::Header(name, prefix)) => {
                 builder = builder.header(*name, format!("{prefix}{}", self.key));
             }

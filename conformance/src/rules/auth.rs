@@ -55,6 +55,15 @@ pub fn rules() -> Vec<Rule> {
             observe: None,
         },
         Rule {
+            id: HEADER_CASE,
+            level: Level::Required,
+            source: "API.md Authentication 1 (the header X-PAY-AGGREGATOR-SECRET-KEY); RFC 9110 section 5.1 (field names are case-insensitive)",
+            summary: "the valid key is taken whatever the spelling of the header's name (as API.md writes it, lower case, mixed case): every read answers the spellings alike",
+            faults: &["key-header-case-sensitive"],
+            check: header_case,
+            observe: None,
+        },
+        Rule {
             id: "auth.header-only",
             level: Level::Required,
             source: "API.md Authentication 1: \"an API-key scheme carried in a request header only\"; 2 (a request without a valid key receives 401)",
@@ -70,6 +79,59 @@ pub fn rules() -> Vec<Rule> {
             observe: None,
         },
     ]
+}
+
+/// The id of the rule that judges the key header's spellings: the one
+/// rule a run judges when the server refuses the spelling the HTTP client
+/// sends.
+pub const HEADER_CASE: &str = "auth.header-case";
+
+/// Spellings of the key header's name, as API.md writes it first.
+const SPELLINGS: [&str; 3] = [
+    aggpay_internal::rules::KEY_HEADER,
+    "x-pay-aggregator-secret-key",
+    "X-Pay-Aggregator-Secret-Key",
+];
+
+/// Every read with the key under each spelling: answered alike.
+fn header_case(c: &Check<'_>) -> Outcome {
+    let reads: Vec<Request> = operations(c.ctx)
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .collect();
+    let results = c.map(&reads, |request| {
+        let answers: Vec<Exchange> = SPELLINGS
+            .iter()
+            .map(|s| c.send(request.clone().auth(Auth::Spelled(s))))
+            .collect();
+        let taken = |e: &Exchange| e.success();
+        let Some(refused) = answers.iter().find(|e| !taken(e)) else {
+            return Ok(());
+        };
+        let Some(accepted) = answers.iter().find(|e| taken(e)) else {
+            // Refused under every spelling: another rule's business.
+            return Ok(());
+        };
+        let spelled = |e: &Exchange| match e.request.auth {
+            Auth::Spelled(s) => s,
+            _ => "",
+        };
+        Err(c.fail(
+            refused,
+            format!(
+                "{}: the key header spelled {} got {}, spelled {} got {}: header names are case-insensitive (RFC 9110 section 5.1); accepted: {}",
+                refused.op().map_or(request.path.as_str(), |o| o.name),
+                spelled(refused),
+                refused.status().map_or("no answer".to_owned(), |s| s.to_string()),
+                spelled(accepted),
+                accepted.status().unwrap_or(0),
+                c.ctx.http.curl(&accepted.request),
+            ),
+        ))
+    });
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
+    judge.outcome()
 }
 
 /// Where a client might put a key that API.md puts in its header only.

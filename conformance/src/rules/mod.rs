@@ -28,6 +28,7 @@ mod time;
 mod values;
 mod wire;
 
+pub use auth::HEADER_CASE;
 pub use catalogue::catalogue;
 #[cfg(test)]
 pub use model::Evidence;
@@ -285,6 +286,14 @@ mod model {
                 failures: Vec::new(),
                 inconclusive: Vec::new(),
                 skip_reason: Some(reason.into()),
+            }
+        }
+
+        /// Not run, for `reason`.
+        pub fn not_run_because(reason: impl Into<String>) -> Self {
+            Self {
+                skip_reason: Some(reason.into()),
+                ..Self::not_run()
             }
         }
 

@@ -81,6 +81,7 @@ faults! {
     TextErrors = "text-errors" [Wire]: "error bodies are plain text, not JSON",
     NoAuth = "no-auth" [Behaviour]: "requests without the key header are served",
     KeyNamesNotSplit = "key-names-not-split" [Behaviour]: "the access-key list's names filter is one fragment, commas and all, not a list of fragments",
+    KeyHeaderCaseSensitive = "key-header-case-sensitive" [Behaviour]: "the key header is taken only when its name is spelled X-PAY-AGGREGATOR-SECRET-KEY exactly (field names are case-insensitive)",
     KeyInQuery = "key-in-query" [Behaviour]: "a valid key in the api_key query parameter, without the key header, is accepted",
     AcceptAnyKey = "accept-any-key" [Behaviour]: "any non-empty key is accepted",
     AcceptEmptyKey = "accept-empty-key" [Behaviour]: "an empty key header is accepted",

@@ -42,6 +42,9 @@ pub(super) struct Scanner {
     head: Vec<u8>,
     pub(super) head_started: Option<Instant>,
     pub(super) verdicts: VecDeque<Framing>,
+    /// The key header's name as each head spelled it (the fault
+    /// `key-header-case-sensitive` needs it: the HTTP layer lowers it).
+    pub(super) key_names: VecDeque<Option<String>>,
     max_head: usize,
     /// Spaces seen in the current request line (1: in the target), and
     /// whether the line has ended.
@@ -61,6 +64,7 @@ impl Scanner {
             head: Vec::new(),
             head_started: None,
             verdicts: VecDeque::new(),
+            key_names: VecDeque::new(),
             max_head,
             line_spaces: 0,
             line_done: false,
@@ -128,12 +132,15 @@ impl Scanner {
     fn end_of_head(&mut self) {
         let head = String::from_utf8_lossy(&self.head);
         let (mut length, mut chunked, mut lengths) = (None, false, 0);
+        let mut key_name = None;
         for line in head.lines().skip(1) {
             let Some((name, value)) = line.split_once(':') else {
                 continue;
             };
             let name = name.trim();
-            if name.eq_ignore_ascii_case("content-length") {
+            if name.eq_ignore_ascii_case(aggpay_internal::rules::KEY_HEADER) {
+                key_name = Some(name.to_owned());
+            } else if name.eq_ignore_ascii_case("content-length") {
                 lengths += 1;
                 length = value.trim().parse::<u64>().ok();
             } else if name.eq_ignore_ascii_case("transfer-encoding") {
@@ -152,6 +159,7 @@ impl Scanner {
             },
         };
         self.verdicts.push_back(verdict);
+        self.key_names.push_back(key_name);
         self.phase = phase;
         self.head.clear();
         self.head_started = None;

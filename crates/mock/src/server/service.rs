@@ -43,6 +43,7 @@ pub(super) async fn answer(
 ) -> Result<Response<MockBody>, Infallible> {
     let busy = conn.begin();
     let framing = conn.next_framing();
+    let key_name = conn.next_key_name();
     let (parts, body) = request.into_parts();
     let target = parts
         .uri
@@ -58,7 +59,10 @@ pub(super) async fn answer(
                 delivery.close = true;
                 (reply, delivery)
             }
-            Ok(body) => (handle(&app, &parts, &target, &body), delivery),
+            Ok(body) => (
+                handle(&app, &parts, &target, &body, key_name.as_deref()),
+                delivery,
+            ),
         },
     };
     Ok(respond(&app, reply, delivery, &conn, busy))
@@ -137,10 +141,19 @@ async fn read_body(body: IncomingBody, limits: Limits) -> Result<Bytes, Reply> {
 }
 
 /// The API's answer to a whole request.
-fn handle(app: &App, parts: &hyper::http::request::Parts, target: &str, body: &[u8]) -> Reply {
+/// `key_name`: the key header's name as the request spelled it.
+fn handle(
+    app: &App,
+    parts: &hyper::http::request::Parts,
+    target: &str,
+    body: &[u8],
+    key_name: Option<&str>,
+) -> Reply {
+    let spelled_exactly = key_name == Some(aggpay_internal::rules::KEY_HEADER);
     let key = parts
         .headers
         .get(aggpay_internal::rules::KEY_HEADER)
+        .filter(|_| spelled_exactly || !app.faults.has(Fault::KeyHeaderCaseSensitive))
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let incoming = Incoming {
         method: parts.method.as_str(),

@@ -90,6 +90,12 @@ impl ConnState {
             .unwrap_or(Framing::Plain)
     }
 
+    /// The key header's name as the next request spelled it, in order
+    /// (taken with [`ConnState::next_framing`]).
+    pub(super) fn next_key_name(&self) -> Option<String> {
+        self.scanner().key_names.pop_front().flatten()
+    }
+
     /// Marks a request as being answered until the guard drops (with the
     /// response body).
     pub(super) fn begin(self: &Arc<Self>) -> Busy {
