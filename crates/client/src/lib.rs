@@ -149,7 +149,7 @@ pub use query::{
     RefundQuery, TillCodeQuery, TransactionQuery, WebhookQuery,
 };
 pub use retry::{RetryPolicy, RetryPolicyBuilder};
-pub use secret::Secret;
+pub use secret::{Exposed, Secret};
 
 /// The date and time library of the models' timestamps, re-exported so
 /// that a user's code names the same `jiff` as this crate.

@@ -36,6 +36,30 @@ macro_rules! open_enum {
             }
         }
 
+        /// Parses a value this version of the crate knows, exactly as the
+        /// wire spells it; an unknown one is an error naming the known
+        /// ones (a filter typed wrong must not become a filter that
+        /// matches nothing). What a server sends is read leniently
+        /// instead ([`From`], and deserializing, keep it as `Other`).
+        impl std::str::FromStr for $name {
+            type Err = crate::Error;
+
+            fn from_str(value: &str) -> Result<Self, crate::Error> {
+                match value {
+                    $( $wire => Ok($name::$variant), )+
+                    other => Err(crate::Error::invalid_input(
+                        stringify!($name),
+                        format!(
+                            "`{}` is not a known {}: one of {}",
+                            crate::id::excerpt(other),
+                            stringify!($name),
+                            [$($wire),+].join(", ")
+                        ),
+                    )),
+                }
+            }
+        }
+
         impl From<&str> for $name {
             fn from(value: &str) -> Self {
                 match value {
@@ -75,3 +99,29 @@ macro_rules! open_enum {
 }
 
 pub(crate) use open_enum;
+
+#[cfg(test)]
+mod tests {
+    use crate::{BatchStatus, RefundStatus};
+
+    #[test]
+    fn known_names_parse_unknown_ones_are_refused_naming_the_known() {
+        assert_eq!(
+            "R_COMPLETED".parse::<RefundStatus>().unwrap(),
+            RefundStatus::Completed
+        );
+        let err = "COMPLETED".parse::<RefundStatus>().unwrap_err().to_string();
+        assert!(
+            err.contains("`COMPLETED` is not a known RefundStatus"),
+            "{err}"
+        );
+        assert!(
+            err.contains("R_COMPLETED") && err.contains("R_INITIATED"),
+            "{err}"
+        );
+        assert!("BATCH_DONE".parse::<BatchStatus>().is_err());
+        // What a server sends stays lenient.
+        let sent: RefundStatus = serde_json::from_str("\"R_REVIEW\"").unwrap();
+        assert_eq!(sent, RefundStatus::Other("R_REVIEW".to_owned()));
+    }
+}

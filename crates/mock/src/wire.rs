@@ -397,6 +397,7 @@ pub(crate) struct AccessKey {
     pub(crate) aggregator_id: AggregatorId,
     pub(crate) is_active: bool,
     pub(crate) name: String,
+    #[serde(serialize_with = "Secret::serialize_exposed")]
     pub(crate) secret: Secret,
     pub(crate) created_at: Timestamp,
     pub(crate) updated_at: Timestamp,

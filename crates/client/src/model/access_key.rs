@@ -103,7 +103,11 @@ impl<'de> Deserialize<'de> for AccessKeyRecordToken {
     }
 }
 
-/// An aggregator access key. Its `secret` prints as `<redacted>`.
+/// An aggregator access key. It holds a live secret: its `secret` prints
+/// as `<redacted>` (`Debug`, `Display`) and serializes as `<redacted>`, so
+/// a key dumped into a log or a state file leaks nothing; a tool that must
+/// keep the secret writes it on purpose ([`crate::Exposed`],
+/// [`Secret::serialize_exposed`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct AccessKey {
@@ -119,7 +123,7 @@ pub struct AccessKey {
     pub is_active: bool,
     /// Key name.
     pub name: String,
-    /// The key secret, in clear on the wire.
+    /// The key secret, in clear on the wire; serialized as `<redacted>`.
     pub secret: Secret,
     /// Creation time.
     pub created_at: Timestamp,

@@ -63,7 +63,8 @@ pub struct Aggregator {
     pub vault_enabled: bool,
     /// The settlement bank account.
     pub bank_account: BankAccount,
-    /// Access keys, secrets included.
+    /// Access keys, secrets included (each serialized as `<redacted>`: see
+    /// [`AccessKey`]).
     pub keys: Vec<AccessKey>,
     /// Creation time.
     pub created_at: Timestamp,
