@@ -12,7 +12,7 @@ use clap::{Parser, ValueEnum};
 pub enum Format {
     /// A summary table and the failures in detail.
     Human,
-    /// One JSON object (fields documented in the README).
+    /// One JSON object (fields documented in docs/conformance.md).
     Json,
     /// JUnit XML: one test case per rule.
     Junit,

@@ -531,6 +531,32 @@ mod tests {
     use super::*;
     use crate::rules::catalogue;
 
+    /// The rule table of docs/conformance.md: every rule of the catalogue, its
+    /// level, what it checks, where the contract says it, and the mock faults
+    /// that break it.
+    fn rule_table(rules: &[Rule]) -> String {
+        let mut out = String::from(
+            "| rule | level | checks | source | broken by `--fault` |\n|---|---|---|---|---|\n",
+        );
+        for r in rules {
+            let faults: Vec<String> = r.faults.iter().map(|f| format!("`{f}`")).collect();
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} |",
+                r.id,
+                r.level.as_str(),
+                r.summary.replace('|', "\\|"),
+                r.source.replace('|', "\\|"),
+                faults.join(", ")
+            );
+        }
+        out
+    }
+
+    /// Markers around the generated rule table in docs/conformance.md.
+    const TABLE_BEGIN: &str = "<!-- rule table: generated from the catalogue, do not edit -->\n";
+    const TABLE_END: &str = "<!-- end of rule table -->\n";
+
     #[test]
     fn every_required_rule_judges_something_and_every_named_rule_exists() {
         let rules = catalogue();
@@ -555,6 +581,30 @@ mod tests {
                 assert!(rules.iter().any(|r| r.id == word), "{word} is no rule");
             }
         }
+    }
+
+    #[test]
+    fn the_docs_rule_table_is_the_generated_one() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/conformance.md");
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        let (Some(begin), Some(end)) = (have.find(TABLE_BEGIN), have.find(TABLE_END)) else {
+            panic!("docs/conformance.md lacks the rule table's markers");
+        };
+        let table = &have[begin + TABLE_BEGIN.len()..end];
+        let want = rule_table(&catalogue());
+        if table != want && std::env::var_os("AGGPAY_BLESS").is_some() {
+            let blessed = format!(
+                "{}{want}{}",
+                &have[..begin + TABLE_BEGIN.len()],
+                &have[end..]
+            );
+            std::fs::write(path, blessed).unwrap();
+            return;
+        }
+        assert!(
+            table == want,
+            "the rule table of docs/conformance.md is stale: rerun with AGGPAY_BLESS=1"
+        );
     }
 
     #[test]

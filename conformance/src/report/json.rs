@@ -1,5 +1,5 @@
 //! The JSON report: one object, written when the run ends. Field names are
-//! stable; the README documents them.
+//! stable; docs/conformance.md documents them.
 
 use std::io::{self, Write};
 

@@ -1,4 +1,6 @@
-//! The README documents every rule and the faults that break it.
+//! The harness's page (docs/conformance.md) documents every rule and the
+//! faults that break it (its table is generated: a unit test of
+//! `coverage` pins it); `--list-rules` and `--coverage` print them.
 
 use aggpay_conformance::{EXIT_OK, catalogue};
 
@@ -8,18 +10,21 @@ use crate::support::harness;
 fn the_rule_catalogue_is_listed_and_documented() {
     let (code, out, _) = harness(&["--list-rules"]);
     assert_eq!(code, EXIT_OK);
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/conformance.md"
+    ))
+    .unwrap();
     for rule in catalogue() {
         assert!(out.contains(rule.id));
         let row = readme
             .lines()
             .find(|l| l.starts_with(&format!("| `{}`", rule.id)))
-            .unwrap_or_else(|| panic!("README's rule table lacks {}", rule.id));
+            .unwrap_or_else(|| panic!("docs/conformance.md's rule table lacks {}", rule.id));
         for fault in rule.faults {
             assert!(
                 row.contains(&format!("`{fault}`")),
-                "README row of {} lacks fault {fault}",
+                "docs/conformance.md's row of {} lacks fault {fault}",
                 rule.id
             );
         }

@@ -309,7 +309,7 @@ impl MockConfig {
 
     /// Live data: batches arrive, complete and fill while the server runs,
     /// advanced by [`MockServer::advance`](crate::MockServer::advance) or
-    /// `POST {base}/_mock/advance` (see the README, "Live data").
+    /// `POST {base}/_mock/advance` (see docs/mock.md, "Live data").
     pub fn live(mut self, live: bool) -> Self {
         self.live = live;
         self

@@ -1,5 +1,5 @@
 //! `aggpay-mock`: run the mock server of the aggregator settlement API.
-//! See `--help`, and the README for what every flag does on the wire.
+//! See `--help`, and docs/mock.md for what every flag does on the wire.
 
 mod cli;
 

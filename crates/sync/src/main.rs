@@ -1,4 +1,4 @@
-//! `aggpay-sync`: see the library documentation and the README.
+//! `aggpay-sync`: see the library documentation and docs/sync.md.
 
 fn main() -> std::process::ExitCode {
     let args = aggpay_sync::Args::from_command_line(std::env::args_os()).unwrap_or_else(|e| {

@@ -9,7 +9,7 @@
 //! Where the binaries cannot be found or the server does not start, the
 //! test fails saying how to install them. `AGGPAY_SKIP_POSTGRES=1` skips
 //! the PostgreSQL tests on purpose (and says so on stderr): the one
-//! opt-out, documented in the README.
+//! opt-out, documented in the README (Development).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -176,10 +176,10 @@ fn a_rate_limit_paces_the_run() {
     );
 }
 
-/// The README's queries, one statement each: those of the `sql` block of
+/// The queries of docs/sync.md, one statement each: those of the `sql` block of
 /// its aggpay-sync section.
 fn readme_queries() -> Vec<String> {
-    let readme = include_str!("../../../../README.md");
+    let readme = include_str!("../../../../docs/sync.md");
     let section = &readme[readme.find("**Querying.**").expect("the Querying part")..];
     let block = section
         .split("```sql\n")
