@@ -96,9 +96,34 @@ impl<'a> std::iter::Sum<&'a Paisa> for Option<Paisa> {
     }
 }
 
+/// The amount in paisa as the API writes it (`48300`); the alternate form
+/// (`{:#}`) in rupees as people read them, 100 paisa to the rupee, with
+/// thousands separated (`Rs 483.00`, `-Rs 1,234,567.89`).
+///
+/// ```
+/// use aggpay::Paisa;
+///
+/// assert_eq!(Paisa::new(48300).to_string(), "48300");
+/// assert_eq!(format!("{:#}", Paisa::new(48300)), "Rs 483.00");
+/// assert_eq!(format!("{:#}", Paisa::new(-123456789)), "-Rs 1,234,567.89");
+/// assert_eq!(format!("{:#}", Paisa::new(5)), "Rs 0.05");
+/// ```
 impl fmt::Display for Paisa {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        if !f.alternate() {
+            return fmt::Display::fmt(&self.0, f);
+        }
+        let abs = self.0.unsigned_abs();
+        let rupees = (abs / 100).to_string();
+        let mut grouped = String::new();
+        for (i, c) in rupees.chars().enumerate() {
+            if i > 0 && (rupees.len() - i).is_multiple_of(3) {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        let sign = if self.0 < 0 { "-" } else { "" };
+        write!(f, "{sign}Rs {grouped}.{:02}", abs % 100)
     }
 }
 

@@ -34,17 +34,12 @@ macro_rules! prefixed_id {
             /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) when the value lacks the prefix or
             /// carries characters that are not URL-unreserved.
             pub fn parse(value: impl AsRef<str> + Into<String>) -> Result<Self, Error> {
-                if rules::has_prefix(value.as_ref(), $prefix) {
-                    Ok(Self(value.into()))
-                } else {
-                    Err(Error::invalid_input(
+                match rules::why_not_id(value.as_ref(), $prefix) {
+                    None => Ok(Self(value.into())),
+                    Some(why) => Err(Error::invalid_input(
                         $what,
-                        format!(
-                            "`{}` is not `{}` followed by letters, digits, `.`, `_`, `~` or `-`",
-                            excerpt(value.as_ref()),
-                            $prefix,
-                        ),
-                    ))
+                        format!("`{}` {why}", excerpt(value.as_ref())),
+                    )),
                 }
             }
 

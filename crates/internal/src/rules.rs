@@ -99,6 +99,51 @@ pub fn has_prefix(value: &str, prefix: &str) -> bool {
     }
 }
 
+/// What is wrong with `value` as a `prefix` identifier, in words (the
+/// value itself not repeated); `None` when [`has_prefix`] accepts it.
+///
+/// ```
+/// use aggpay_internal::rules::why_not_id;
+///
+/// assert_eq!(why_not_id("sb_short", "sb_").unwrap(), "is 8 characters long; a batch token is exactly 39");
+/// assert_eq!(why_not_id("txn_1", "pm_").unwrap(), "does not start with `pm_` (it is a `txn_` identifier)");
+/// assert_eq!(why_not_id("pm_a/b", "pm_").unwrap(), "holds `/`; after `pm_` only letters, digits, `.`, `_`, `~` and `-` may follow");
+/// assert_eq!(why_not_id("pm_1", "pm_"), None);
+/// ```
+pub fn why_not_id(value: &str, prefix: &str) -> Option<String> {
+    if has_prefix(value, prefix) {
+        return None;
+    }
+    let tail = match value.strip_prefix(prefix) {
+        Some(_) if prefix == "ak_" && value.starts_with("ak_tok_") => {
+            return Some("is an `ak_tok_` token, not an `ak_` id".to_owned());
+        }
+        Some(tail) => tail,
+        None => {
+            let other = prefix_of(value)
+                .map(|p| format!(" (it is a `{p}` identifier)"))
+                .unwrap_or_default();
+            return Some(format!("does not start with `{prefix}`{other}"));
+        }
+    };
+    if tail.is_empty() {
+        return Some(format!("has nothing after `{prefix}`"));
+    }
+    if let Some(c) = tail
+        .chars()
+        .find(|c| !c.is_ascii() || !is_id_byte(*c as u8))
+    {
+        let c = crate::text::escape_control(&c.to_string()).into_owned();
+        return Some(format!(
+            "holds `{c}`; after `{prefix}` only letters, digits, `.`, `_`, `~` and `-` may follow"
+        ));
+    }
+    let n = value.chars().count();
+    Some(format!(
+        "is {n} characters long; a batch token is exactly {BATCH_TOKEN_LEN}"
+    ))
+}
+
 /// The known prefix `value` carries, if any (longest match wins).
 pub fn prefix_of(value: &str) -> Option<&'static str> {
     PREFIXES.iter().copied().find(|p| value.starts_with(p))
