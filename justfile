@@ -12,12 +12,13 @@ test:
     cargo test --workspace --locked
     {{just_executable()}} examples
 
-# Run the client examples against an in-process mock.
+# Run the client examples against an in-process mock. Without `-p`, the
+# workspace's features: the build `cargo test --workspace` made is reused.
 examples:
-    cargo run --locked -q -p aggpay --example payment_charges > /dev/null
-    cargo run --locked -q -p aggpay --example batches_to_csv > /dev/null
-    tmp=$(mktemp -d) && cargo run --locked -q -p aggpay --example checkpoint -- "$tmp/state.txt" > /dev/null; rm -rf "$tmp"
-    tmp=$(mktemp -d) && cargo run --locked -q -p aggpay --example rotate_key -- "$tmp/secret.txt" > /dev/null; rm -rf "$tmp"
+    cargo run --locked -q --example payment_charges > /dev/null
+    cargo run --locked -q --example batches_to_csv > /dev/null
+    tmp=$(mktemp -d) && cargo run --locked -q --example checkpoint -- "$tmp/state.txt" > /dev/null; rm -rf "$tmp"
+    tmp=$(mktemp -d) && cargo run --locked -q --example rotate_key -- "$tmp/secret.txt" > /dev/null; rm -rf "$tmp"
 
 # Run the mock server (pass flags after `--`, e.g. `just mock --port 8080 --info-file f.json`).
 mock *ARGS:
