@@ -7,7 +7,7 @@ use aggpay_conformance::EXIT_OK;
 use aggpay_mock::{Legal, MockConfig, MockServer};
 use serde_json::Value;
 
-use crate::support::json_run;
+use crate::support::{json_run, on_every_core};
 
 /// The required rules that did not pass, with their first message.
 fn required_not_passed(report: &Value) -> Vec<String> {
@@ -43,25 +43,13 @@ fn judge(choices: &[Legal]) -> Vec<String> {
 
 #[test]
 fn every_legal_choice_alone_passes() {
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
-    let choices = Legal::ALL;
-    let problems: Vec<String> = std::thread::scope(|scope| {
-        let handles: Vec<_> = choices
-            .chunks(choices.len().div_ceil(threads))
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .flat_map(|c| judge(&[*c]).into_iter().map(move |p| format!("{c}: {p}")))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
+    let problems: Vec<String> = on_every_core(Legal::ALL, |c| {
+        judge(&[*c])
             .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
-    });
+            .map(|p| format!("{c}: {p}"))
+            .collect::<Vec<_>>()
+    })
+    .concat();
     assert!(problems.is_empty(), "{problems:#?}");
 }
 

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use aggpay_conformance::{EXIT_FAILED, EXIT_OK, catalogue};
 use aggpay_mock::{Chaos, Fault, MockConfig, MockServer};
 
-use crate::support::{json_run, with_status};
+use crate::support::{json_run, on_every_core, with_status};
 
 #[test]
 fn the_faithful_mock_passes_every_rule_even_strictly() {
@@ -39,39 +39,21 @@ fn claimed() -> BTreeMap<&'static str, BTreeSet<String>> {
 /// Runs the whole suite, strictly, once per fault (a thread per core):
 /// each fault's exit code and failed rules.
 fn every_fault(chaos: Option<&str>) -> Vec<(Fault, u8, BTreeSet<String>)> {
-    let faults: Vec<Fault> = Fault::ALL.to_vec();
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = faults
-            .chunks(faults.len().div_ceil(threads))
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|fault| {
-                            let mut config = MockConfig::new().seed(9).fault(*fault);
-                            if let Some(spec) = chaos {
-                                // Retry-After 0: the test does not wait out
-                                // a second for every throttled request.
-                                let chaos: Chaos = spec.parse().unwrap();
-                                config = config.chaos(chaos.retry_after(std::time::Duration::ZERO));
-                            }
-                            let server = MockServer::start(config).unwrap();
-                            let (code, report) = json_run(&server, &["--strict"]);
-                            let failed = with_status(&report, "failed")
-                                .into_iter()
-                                .map(str::to_owned)
-                                .collect();
-                            (*fault, code, failed)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
+    on_every_core(Fault::ALL, |fault| {
+        let mut config = MockConfig::new().seed(9).fault(*fault);
+        if let Some(spec) = chaos {
+            // Retry-After 0: the test does not wait out a second for
+            // every throttled request.
+            let chaos: Chaos = spec.parse().unwrap();
+            config = config.chaos(chaos.retry_after(std::time::Duration::ZERO));
+        }
+        let server = MockServer::start(config).unwrap();
+        let (code, report) = json_run(&server, &["--strict"]);
+        let failed = with_status(&report, "failed")
             .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+            .map(str::to_owned)
+            .collect();
+        (*fault, code, failed)
     })
 }
 
