@@ -9,7 +9,8 @@
 use std::fmt::Write as _;
 
 use crate::contract::{
-    ERRORS, Effect, Field, Kind, Many, Named, OPS, Op, Paging, Param, REFERENCES, Role, Success,
+    ERRORS, Effect, Field, Kind, Many, Named, OPS, Op, Paging, Param, REFERENCES, ROOMS, Role,
+    Success,
 };
 use crate::rules::{Level, Rule};
 
@@ -217,8 +218,8 @@ fn param_rules(op: &Op, p: &Param) -> Vec<&'static str> {
         }
         (Role::Part { .. }, _) => vec!["filters.qrs"],
         (Role::RowKind, _) => vec!["cursor.only-settlement-txns"],
-        (Role::Lookup(Some(_)), _) => vec!["lookups.match"],
-        (Role::Lookup(None), _) => vec!["lookups.alias-value-required"],
+        (Role::Lookup(Some(_)), _) => vec!["lookups.match", "lookups.looked-up"],
+        (Role::Lookup(None), _) => vec!["lookups.alias-value-required", "lookups.looked-up"],
         (Role::Option, _) => vec![],
     };
     out.extend(["input.hostile", "input.arbitrary"]);
@@ -447,6 +448,37 @@ fn resources(out: &mut String) {
     }
 }
 
+/// Where API.md leaves room: each room, its readings, how the harness
+/// judges it, and the mock's legal choices that exercise it.
+fn rooms(out: &mut String) {
+    let _ = writeln!(
+        out,
+        "\n## Where API.md leaves the server a choice\n\n\
+         Each reading passes: the legal mutation test runs the harness against the mock with each legal choice \
+         (`aggpay-mock --legal NAME`) alone and with all compatible ones at once, and requires exit 0.\n\n\
+         | Room | The text that leaves it open | Legal readings (the mock's first) | How the harness judges | Exercised by `--legal` |\n|---|---|---|---|---|"
+    );
+    for r in ROOMS {
+        let choices: Vec<String> = aggpay_mock::Legal::ALL
+            .iter()
+            .filter(|l| l.room() == r.name)
+            .map(|l| format!("`{l}`"))
+            .collect();
+        let exercised = match r.unexercised {
+            Some(why) => format!("none: {why}"),
+            None => choices.join(", "),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {exercised} |",
+            r.name,
+            r.text.replace('|', "\\|"),
+            r.readings.join("; ").replace('|', "\\|"),
+            r.judged.replace('|', "\\|"),
+        );
+    }
+}
+
 /// COVERAGE.md.
 pub fn markdown(rules: &[Rule]) -> String {
     let mut out = String::new();
@@ -515,6 +547,7 @@ pub fn markdown(rules: &[Rule]) -> String {
         };
         let _ = writeln!(out, "| {} | {} | {judged} |", s.section, s.says);
     }
+    rooms(&mut out);
     let _ = writeln!(
         out,
         "\n## Observations (WIRE.md, or common practice)\n\n\

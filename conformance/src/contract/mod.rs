@@ -11,10 +11,12 @@
 mod errors;
 mod ops;
 pub mod resources;
+mod rooms;
 
 pub use errors::{ERRORS, Form, Message, REFERENCES, error_case};
 pub use ops::{BATCH_STATUSES, OPS};
 pub use resources::{Field, Kind, visit};
+pub use rooms::ROOMS;
 
 /// The 17 operations of API.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

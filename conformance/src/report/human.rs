@@ -38,6 +38,9 @@ impl<'w> Human<'w> {
         for r in rules {
             writeln!(out, "\n{} [{}] {}", r.id, r.level.as_str(), r.summary)?;
             writeln!(out, "  source: {}", r.source)?;
+            for quote in r.says {
+                writeln!(out, "  says: \"{quote}\"")?;
+            }
             for (f, mark) in items(r) {
                 let known = if mark.is_some_and(|m| m.known) {
                     " (known)"

@@ -46,6 +46,7 @@ impl Reporter for Json<'_> {
                     "status": r.outcome.status.as_str(),
                     "known": r.is_known(),
                     "source": r.source,
+                    "says": r.says,
                     "summary": r.summary,
                     "cases": r.outcome.cases,
                     "duration_ms": r.duration.as_millis() as u64,

@@ -90,26 +90,26 @@ impl Reporter for Junit<'_> {
                         .unwrap_or("failed");
                     s.set_message(first);
                     s.set_type(r.level.as_str());
-                    let detail: Vec<String> = r
-                        .outcome
-                        .failures
-                        .iter()
-                        .zip(&r.marks)
-                        .map(|(f, mark)| {
-                            let mut lines = vec![
-                                f.message.clone(),
-                                format!("fingerprint: {}", mark.fingerprint),
-                            ];
-                            lines.extend(f.input.as_ref().map(|i| format!("minimal input: {i}")));
-                            if let Some(ev) = &f.evidence {
-                                lines.push(format!("request: {} {}", ev.method, ev.url));
-                                lines.extend(ev.status.map(|s| format!("status: {s}")));
-                                lines.push(format!("body: {}", ev.body));
-                                lines.push(format!("reproduce: {}", ev.curl));
-                            }
-                            lines.join("\n")
-                        })
-                        .collect();
+                    // What the rule rests on first, then each failure.
+                    let grounds = std::iter::once(format!("source: {}", r.source))
+                        .chain(r.says.iter().map(|q| format!("says: \"{q}\"")))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    let failures = r.outcome.failures.iter().zip(&r.marks).map(|(f, mark)| {
+                        let mut lines = vec![
+                            f.message.clone(),
+                            format!("fingerprint: {}", mark.fingerprint),
+                        ];
+                        lines.extend(f.input.as_ref().map(|i| format!("minimal input: {i}")));
+                        if let Some(ev) = &f.evidence {
+                            lines.push(format!("request: {} {}", ev.method, ev.url));
+                            lines.extend(ev.status.map(|s| format!("status: {s}")));
+                            lines.push(format!("body: {}", ev.body));
+                            lines.push(format!("reproduce: {}", ev.curl));
+                        }
+                        lines.join("\n")
+                    });
+                    let detail: Vec<String> = std::iter::once(grounds).chain(failures).collect();
                     s.set_description(detail.join("\n\n"));
                     s
                 }

@@ -69,6 +69,8 @@ pub struct RuleReport {
     pub level: Level,
     /// Where the contract says it.
     pub source: &'static str,
+    /// The sentences it rests on, verbatim.
+    pub says: &'static [&'static str],
     /// What it checks.
     pub summary: &'static str,
     /// Mock faults that break it.
@@ -103,6 +105,7 @@ impl RuleReport {
             id: rule.id,
             level: rule.level,
             source: rule.source,
+            says: rule.says,
             summary: rule.summary,
             faults: rule.faults,
             outcome,

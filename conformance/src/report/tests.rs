@@ -24,6 +24,7 @@ fn report(id: &'static str, level: Level, outcome: Outcome, known: bool) -> Rule
         id,
         level,
         source: "API.md §Example",
+        says: &["Every operation requires the header."],
         summary: "an example rule",
         faults: &["example-fault"],
         outcome,

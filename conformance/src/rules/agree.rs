@@ -17,6 +17,10 @@ pub fn rules() -> Vec<Rule> {
             id: "agree.references",
             level: Level::Required,
             source: "API.md Transaction (aggregator_merchant_id and aggregator_merchant_name: am_ identifier and its name; rail_merchant_id and rail_merchant_name: mer_ identifier and its name; aggregator_id, aggregator_name)",
+            says: &[
+                "| aggregator_merchant_id, aggregator_merchant_name | string | am_ identifier and its name |",
+                "| rail_merchant_id, rail_merchant_name | string | mer_ identifier and its name |",
+            ],
             summary: "every transaction read names its aggregator merchant, rail merchant and aggregator as their own records do, wherever both are seen",
             faults: &["transaction-merchant-name"],
             check: references,
@@ -26,6 +30,10 @@ pub fn rules() -> Vec<Rule> {
             id: "agree.charges",
             level: Level::Required,
             source: "API.md PaymentCharges (the fee and tax breakdown of a payment); Transaction (amounts: same meaning as in PaymentCharges)",
+            says: &[
+                "read the fee and tax breakdown of a payment",
+                "| gross_amount, fee_amount, net_amount, sales_tax_on_fee_amount, sales_tax_withholding_amount, income_tax_withholding_amount, digital_tax_amount | string | same meaning as in PaymentCharges |",
+            ],
             summary: "a payment's charges carry the amounts and currency of its payment transaction, for every payment read",
             faults: &["charges-fee-shift"],
             check: charges,

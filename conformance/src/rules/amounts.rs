@@ -15,6 +15,9 @@ pub fn rules() -> Vec<Rule> {
             id: "amounts.paisa",
             level: Level::Required,
             source: "API.md typing rule 3",
+            says: &[
+                "Amounts are decimal integer strings in the lowest currency denomination (paisa).",
+            ],
             summary: "amounts are decimal integer strings in paisa",
             faults: &["decimal-amounts"],
             check: |c| from_log(c, true),
@@ -24,6 +27,9 @@ pub fn rules() -> Vec<Rule> {
             id: "amounts.net",
             level: Level::Required,
             source: "API.md PaymentCharges (net_amount) and Transaction (same meaning as in PaymentCharges)",
+            says: &[
+                "amount credited to the merchant; equals gross_amount minus fee_amount and the four tax amounts below",
+            ],
             summary: "net_amount equals gross_amount minus fee_amount and the four tax amounts, on every charges and every transaction of every answer, refunds included",
             faults: &["net-mismatch", "refund-net-mismatch"],
             check: |c| from_log(c, true),
@@ -33,6 +39,7 @@ pub fn rules() -> Vec<Rule> {
             id: "amounts.currency",
             level: Level::Required,
             source: "API.md typing rule 3",
+            says: &["`currency` is an ISO 4217 code."],
             summary: "currency is an ISO 4217 code",
             faults: &["lowercase-currency"],
             check: |c| from_log(c, true),

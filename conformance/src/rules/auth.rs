@@ -16,6 +16,10 @@ pub fn rules() -> Vec<Rule> {
             id: "auth.missing-key",
             level: Level::Required,
             source: "API.md Authentication 1-2; Errors (401 envelope form)",
+            says: &[
+                "Every operation requires the header `X-PAY-AGGREGATOR-SECRET-KEY` carrying an aggregator access key secret",
+                "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
+            ],
             summary: "a request without the key header gets 401 in the envelope form with error.unauthorized_access and a message about the key, on every operation",
             faults: &[
                 "no-auth",
@@ -30,6 +34,9 @@ pub fn rules() -> Vec<Rule> {
             id: "auth.empty-key",
             level: Level::Required,
             source: "API.md Authentication 1-2",
+            says: &[
+                "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
+            ],
             summary: "an empty key gets 401 error.unauthorized_access, on every operation",
             faults: &[
                 "accept-empty-key",
@@ -44,6 +51,9 @@ pub fn rules() -> Vec<Rule> {
             id: "auth.wrong-key",
             level: Level::Required,
             source: "API.md Authentication 2",
+            says: &[
+                "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
+            ],
             summary: "generated wrong keys get 401 error.unauthorized_access, on generated operations",
             faults: &[
                 "accept-any-key",
@@ -58,6 +68,9 @@ pub fn rules() -> Vec<Rule> {
             id: HEADER_CASE,
             level: Level::Required,
             source: "API.md Authentication 1 (the header X-PAY-AGGREGATOR-SECRET-KEY); RFC 9110 section 5.1 (field names are case-insensitive)",
+            says: &[
+                "Every operation requires the header `X-PAY-AGGREGATOR-SECRET-KEY` carrying an aggregator access key secret",
+            ],
             summary: "the valid key is taken whatever the spelling of the header's name (as API.md writes it, lower case, mixed case): every read answers the spellings alike",
             faults: &["key-header-case-sensitive"],
             check: header_case,
@@ -67,6 +80,10 @@ pub fn rules() -> Vec<Rule> {
             id: "auth.header-only",
             level: Level::Required,
             source: "API.md Authentication 1: \"an API-key scheme carried in a request header only\"; 2 (a request without a valid key receives 401)",
+            says: &[
+                "It is an API-key scheme carried in a request header only.",
+                "A request without a valid key receives 401 with error code error.unauthorized_access",
+            ],
             summary: "the valid key offered anywhere but its header (query parameters api_key, key, secret_key or the header's name, Authorization, a cookie, X-API-Key) gets 401 in the envelope form, on every read",
             faults: &[
                 "key-in-query",

@@ -9,6 +9,7 @@ pub fn rules() -> Vec<Rule> {
         id: "body.json",
         level: Level::Required,
         source: "API.md Conventions 2; Errors (both body shapes are JSON)",
+        says: &["Requests and responses are JSON."],
         summary: "every response body, success or error, is JSON",
         faults: &["text-errors"],
         check: |c| from_log(c, false),

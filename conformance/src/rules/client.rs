@@ -14,6 +14,7 @@ pub fn rules() -> Vec<Rule> {
         id: "client.decodes",
         level: Level::Required,
         source: "API.md Resources (the aggpay client's models follow them)",
+        says: &["## Resources and their fields"],
         summary: "the typed aggpay client decodes every record of every answer",
         faults: &[
             "missing-field",

@@ -28,6 +28,7 @@ const RULES: &[Rule] = &[
         id: "cursor.default-limit",
         level: Level::Required,
         source: "API.md Settlements (page size default 30, 0 means the default; invalid or empty direction means DESC); Limits",
+        says: &["| page size | integer | default 30, maximum 100, 0 means the default |"],
         summary: "without a limit, or with 0, a cursor list's first page is exactly its first 30 rows (newest first without a direction)",
         faults: &[
             "default-limit-10",
@@ -41,6 +42,7 @@ const RULES: &[Rule] = &[
         id: "cursor.max-limit",
         level: Level::Required,
         source: "API.md Settlements (maximum 100); Limits",
+        says: &["| page size | integer | default 30, maximum 100, 0 means the default |"],
         summary: "limits 1 to 100 give exactly that many first rows; above 100 (beyond 64 bits too), 400 or exactly the first 100",
         faults: &["no-limit-cap", "huge-number-500"],
         check: max_limit,
@@ -50,6 +52,9 @@ const RULES: &[Rule] = &[
         id: "cursor.order",
         level: Level::Required,
         source: "API.md Settlements (sort direction: uppercase only, on the numeric id, invalid or empty means DESC); Limits",
+        says: &[
+            "| sort direction | ASC or DESC | uppercase only; sorts on the numeric id; invalid or empty means DESC |",
+        ],
         summary: "generated directions: exactly ASC gives the first rows ascending on id; anything else (lowercase, empty, garbage) the last rows descending",
         faults: &[
             "lowercase-asc",
@@ -63,6 +68,9 @@ const RULES: &[Rule] = &[
         id: "cursor.walk",
         level: Level::Required,
         source: "API.md Settlements (cursor: pass the previous next_cursor); Conventions 5",
+        says: &[
+            "| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |",
+        ],
         summary: "walks ASC and DESC at several page sizes serve exactly the list's rows, once each, in order, with the same counts on every page, and end",
         faults: &[
             "cursor-repeat",
@@ -82,6 +90,9 @@ const RULES: &[Rule] = &[
         id: "cursor.counts",
         level: Level::Required,
         source: "API.md Conventions 5 (filtered_count and total_count, numeric strings)",
+        says: &[
+            "Cursor lists (settlement batches and batch transactions) also return `next_cursor` and a `count` object with `filtered_count` and `total_count` (numeric strings).",
+        ],
         summary: "filtered_count is the rows matching and total_count the whole list, numeric strings, on every cursor list and status filter",
         faults: &[
             "filtered-exceeds-total",
@@ -96,6 +107,10 @@ const RULES: &[Rule] = &[
         id: "cursor.bad-batch-token",
         level: Level::Required,
         source: "API.md Limits (sb_, exactly 39 characters); Settlements (400 error.bad_request); Path parameters",
+        says: &[
+            "| settlement batch token | starts with sb_, exactly 39 characters |",
+            "Errors: 400 error.bad_request, 401.",
+        ],
         summary: "generated malformed batch tokens (every wrong length, wrong prefixes) get 400, in the query and in the path",
         faults: &["lenient-batch-token", "batch-filter-ignored"],
         check: bad_batch_token,
@@ -105,6 +120,9 @@ const RULES: &[Rule] = &[
         id: "cursor.only-settlement-txns",
         level: Level::Required,
         source: "API.md Settlements (only_settlement_txns)",
+        says: &[
+            "default false; when true, settlement payouts are returned in `settlement_transactions` instead of the payment and refund transactions in `transactions`",
+        ],
         summary: "only_settlement_txns=true gives the batch's payouts and no transactions; false, or no flag (the default), its transactions and no payouts",
         faults: &["payouts-in-transactions", "short-batch-token"],
         check: only_settlement_txns,
@@ -114,6 +132,9 @@ const RULES: &[Rule] = &[
         id: "cursor.end",
         level: Level::Required,
         source: "API.md Settlements (cursor: omit or 0 for the first page; pass the previous next_cursor); Limits",
+        says: &[
+            "| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |",
+        ],
         summary: "cursor=0 is the first page; a walk whose rows are an exact multiple of the page ends with every row once, the last page's cursor giving an empty page",
         faults: &[
             "cursor-zero-literal",

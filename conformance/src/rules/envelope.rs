@@ -12,6 +12,10 @@ pub fn rules() -> Vec<Rule> {
         id: "envelope.success",
         level: Level::Required,
         source: "API.md Conventions 3; Versioning 1",
+        says: &[
+            "Success body: an object with `api_version` (string, value v1) and `data` (object).",
+            "every response body carries `api_version` with the value v1.",
+        ],
         summary: "every operation sampled succeeds with 2xx, and every 2xx body is {api_version: \"v1\", data: {...}}",
         faults: &["wrong-api-version", "short-batch-token"],
         check: envelope,

@@ -21,6 +21,11 @@ pub fn rules() -> Vec<Rule> {
             id: "errors.bad-request",
             level: Level::Required,
             source: "API.md Errors (bare form with 400); Settlements (400 error.bad_request); Limits (batch token shape)",
+            says: &[
+                "Bare form: { code (string), message (string) }. Seen with 400 and 404 responses.",
+                "| 400 | error.bad_request | invalid request parameters (message says so) |",
+                "{settlement-batch-id} (sb_..., exactly 39 characters, must start with sb_)",
+            ],
             summary: "on every operation that lists 400, a malformed batch token (query or path) gets 400 in the bare form with error.bad_request and a message saying the parameters are invalid",
             faults: &[
                 "lenient-batch-token",
@@ -36,6 +41,10 @@ pub fn rules() -> Vec<Rule> {
             id: "errors.not-found",
             level: Level::Required,
             source: "API.md Errors (bare form with 404, message: requested resource not found); Payments and Settlements (404 error.not_found)",
+            says: &[
+                "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
+                "Errors: 401 error.unauthorized_access, 404 error.not_found.",
+            ],
             summary: "on every operation that lists 404 with an id in its path, an unknown id gets 404 in the bare form, code error.not_found, message \"requested resource not found\"",
             faults: &[
                 "unknown-batch-found",
@@ -50,6 +59,10 @@ pub fn rules() -> Vec<Rule> {
             id: "errors.shape",
             level: Level::Required,
             source: "API.md Errors (envelope form with 401 and 500, bare form with 400 and 404; the codes; 404: requested resource not found; 401: a partner access key is required in the request header)",
+            says: &[
+                "Envelope form: { api_version (string), error: { code (string), message (string) } }. Seen with 401 and 500 responses.",
+                "Bare form: { code (string), message (string) }. Seen with 400 and 404 responses.",
+            ],
             summary: "every 400, 401, 404 and 500 of the run, whatever the operation, has its form, its code and API.md's message",
             faults: &[
                 "rail-merchant-404-message",

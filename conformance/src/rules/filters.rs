@@ -18,6 +18,10 @@ const RULES: &[Rule] = &[
         id: "filters.alone",
         level: Level::Required,
         source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (every query filter); States (batch status integers)",
+        says: &[
+            "| active filter | boolean | true or false |",
+            "Query filters (purpose only; each accepts one or more values):",
+        ],
         summary: "every filter of every list alone, with values that discriminate (rows deep in the list, few matches, non-ASCII, fragments from inside names, inclusive date bounds), paged: exactly the rows it keeps, in order, every record as the list shows it, with its count",
         faults: &[
             "keys-active-filter-ignored",
@@ -51,6 +55,7 @@ const RULES: &[Rule] = &[
         id: "filters.combined",
         level: Level::Required,
         source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (their filters, given together)",
+        says: &["Query filters (purpose only; each accepts one or more values):"],
         summary: "every pair of filters of one list, with values whose rows together differ from either alone: exactly the rows matching both",
         faults: &[
             "batch-filter-drops-status",
@@ -84,6 +89,11 @@ const RULES: &[Rule] = &[
         id: "filters.multi-value",
         level: Level::Required,
         source: "API.md Access keys (comma-separated name fragments), Merchants (comma-separated identifiers and names), Refunds (each filter accepts one or more values)",
+        says: &[
+            "| name filter | string | comma-separated list of name fragments |",
+            "| merchant identifiers | comma-separated list of am_ identifiers |",
+            "Query filters (purpose only; each accepts one or more values):",
+        ],
         summary: "a filter given several values keeps the rows of every one of them (values chosen so that all of them, only some, and a comma-separated list read as one value answer apart)",
         faults: &[
             "merchant-ids-first-only",
@@ -104,6 +114,7 @@ const RULES: &[Rule] = &[
         id: "filters.qrs",
         level: Level::Required,
         source: "API.md QR codes (type STATIC or DYNAMIC, defaults to STATIC when omitted); Limits",
+        says: &["| type | STATIC or DYNAMIC | defaults to STATIC when omitted |"],
         summary: "without type the QR list is exactly the type=STATIC list; every row of a type is of that type",
         faults: &[
             "qr-default-dynamic",

@@ -20,6 +20,7 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.prefixes",
             level: Level::Required,
             source: "API.md typing rule 1 and the resource tables",
+            says: &["Identifiers are strings with a type prefix."],
             summary: "every identifier field carries its type prefix, in every record of every answer",
             faults: &["wrong-txn-prefix", "dynamic-qr-prefix"],
             check: |c| from_log(c, true),
@@ -29,6 +30,9 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.numeric",
             level: Level::Required,
             source: "API.md typing rule 2; tables (numeric string fields)",
+            says: &[
+                "Most records carry a numeric `id` serialized as a string, and a prefixed `token`.",
+            ],
             summary: "numeric ids and numeric string fields are decimal digit strings, nested records included",
             faults: &["bank-account-bad-id"],
             check: |c| from_log(c, true),
@@ -38,6 +42,7 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.batch-token",
             level: Level::Required,
             source: "API.md typing rule 1 (sb_, exactly 39 characters); Limits",
+            says: &["sb_ (settlement batch; exactly 39 characters in total)"],
             summary: "every settlement batch token is sb_ and exactly 39 characters",
             faults: &["short-batch-token"],
             check: |c| from_log(c, true),
@@ -47,6 +52,9 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.access-key-shapes",
             level: Level::Required,
             source: "API.md typing rule 2",
+            says: &[
+                "Access-key records appear in two shapes: `id` numeric string with `token` prefixed ak_; or `id` prefixed ak_ with `token` prefixed ak_tok_.",
+            ],
             summary: "access keys have numeric id with ak_ token, or ak_ id with ak_tok_ token",
             faults: &["mixed-key-shape"],
             check: |c| from_log(c, true),
@@ -56,6 +64,10 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.path-match",
             level: Level::Required,
             source: "API.md Merchants (read a rail merchant), Lookups (read one alias), Payments (charges of {payment-id}); Path parameters",
+            says: &[
+                "**GET /v1/aggregators/{aggregator-id}/rail-merchants/{rail-merchant-id}** - returns `data`: RailMerchant.",
+                "**GET /v1/aggregators/{aggregator-id}/alias/{alias-id}** - returns `data`: Alias.",
+            ],
             summary: "a read with an id in its path answers for that id, for several known ids (first, last, deep, without a rail record, non-ASCII), and shows the record exactly as its list does",
             faults: &[
                 "rail-merchant-wrong-record",
@@ -70,6 +82,9 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.unknown",
             level: Level::Required,
             source: "API.md Path parameters; Payments and Settlements (404 error.not_found); Errors (404: the resource does not exist)",
+            says: &[
+                "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
+            ],
             summary: "unknown well-formed ids, and ids far shorter or longer than usual, in every path: never a 5xx, never another record; 404 where API.md lists it",
             faults: &[
                 "unknown-rail-merchant-found",

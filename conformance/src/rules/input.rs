@@ -16,6 +16,10 @@ pub fn rules() -> Vec<Rule> {
             id: "input.hostile",
             level: Level::Required,
             source: "API.md Errors (400 error.bad_request bare, 404 error.not_found bare, 500 only for an internal failure); every operation's query and path parameters",
+            says: &[
+                "| 400 | error.bad_request | invalid request parameters (message says so) |",
+                "| 500 | error.internal_server_error | internal failure; message carries an internal error description |",
+            ],
             summary: "every query parameter and path id of every read, against a catalogue of hostile values (numbers beyond 64 bits, negative, fractional, empty, very long, non-ASCII, percent-encoded, repeated): never a 5xx; a 400 or 404 in the bare form with its code",
             faults: &[
                 "huge-number-500",
@@ -35,6 +39,10 @@ pub fn rules() -> Vec<Rule> {
             id: "input.arbitrary",
             level: Level::Required,
             source: "API.md Errors (400 error.bad_request bare, 404 error.not_found bare, 500 only for an internal failure); every operation's query and path parameters",
+            says: &[
+                "| 400 | error.bad_request | invalid request parameters (message says so) |",
+                "| 500 | error.internal_server_error | internal failure; message carries an internal error description |",
+            ],
             summary: "generated values (non-ASCII, long, empty, boundary numbers, garbage) for every query parameter and path id never get a 5xx; a 400 or 404 comes in the bare form with its code",
             faults: &[
                 "unicode-query-500",

@@ -18,6 +18,7 @@ pub fn rules() -> Vec<Rule> {
             id: "keys.rotation",
             level: Level::Required,
             source: "API.md Access keys (rotates the key and returns the AccessKey with the new secret); Authentication 3 (secrets returned in clear by list)",
+            says: &["Rotates the key and returns `data`: AccessKey with the new secret."],
             summary: "rotation returns the key asked with a secret different from the one before (a lost answer is recovered from the key list), and the key list then shows that new secret",
             faults: &["rotate-same-secret", "rotate-other-key"],
             check: rotation,
@@ -27,6 +28,9 @@ pub fn rules() -> Vec<Rule> {
             id: "keys.consistent",
             level: Level::Required,
             source: "API.md Authentication 3 (access keys are listed and returned inside the aggregator record; their secret is returned in clear); Aggregator (keys)",
+            says: &[
+                "Access keys are listed, returned inside the aggregator record, and rotated through the access-key operations; their `secret` field is returned in clear.",
+            ],
             summary: "the keys of the aggregator record are those of the key list, field by field, before the rotation and after it; the rotation changes the rotated key's secret and nothing of the others",
             faults: &["aggregator-keys-masked", "aggregator-keys-stale"],
             check: consistent,

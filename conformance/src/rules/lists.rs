@@ -12,6 +12,9 @@ pub fn rules() -> Vec<Rule> {
         id: "lists.count-type",
         level: Level::Required,
         source: "API.md typing rule 5",
+        says: &[
+            "`count` is a string in list responses, except in the access-key list and the refund list where it is an integer.",
+        ],
         summary: "count is a string, except an integer in the access-key and refund lists",
         faults: &["count-types-swapped"],
         check: |c| from_log(c, true),

@@ -11,15 +11,30 @@ pub fn rules() -> Vec<Rule> {
             id: "lookups.match",
             level: Level::Required,
             source: "API.md Lookups (account metadata by IBAN); AccountInfo (iban)",
+            says: &["account metadata by IBAN or alias."],
             summary: "an account lookup by IBAN answers for that IBAN: the one given, and the aggregator's own when the server resolves it",
             faults: &["account-info-wrong-iban"],
             check: matches,
             observe: None,
         },
         Rule {
+            id: "lookups.looked-up",
+            level: Level::Required,
+            source: "API.md Lookups (account metadata by IBAN or alias; account title metadata for a till-code alias)",
+            says: &[
+                "account metadata by IBAN or alias.",
+                "account title metadata for a till-code alias.",
+            ],
+            summary: "every lookup (IBAN, mobile alias, till code) is tried with its known value and with values no account has: an answer for an unknown value is never the account a known value names",
+            faults: &["till-any-account"],
+            check: looked_up,
+            observe: None,
+        },
+        Rule {
             id: "lookups.alias-value-required",
             level: Level::Required,
             source: "API.md Lookups (alias value: must be provided when alias_type is supplied)",
+            says: &["must be provided when alias_type is supplied"],
             summary: "account-info and title-fetch with an alias_type but no alias value never succeed (a 400 is in the bare form)",
             faults: &[
                 "alias-value-optional",
@@ -64,6 +79,82 @@ fn matches(c: &Check<'_>) -> Outcome {
                 .err()
                 .unwrap_or_else(|| "the IBAN lookup did not succeed".into()),
         );
+    }
+    judge.outcome()
+}
+
+/// The lookups by a value: the sample that holds a known value's answer,
+/// the request for another value, and the parameter that carries it.
+const LOOKUPS: &[(&str, &str, &[(&str, &str)], &str)] = &[
+    ("account-info", "/account-info", &[], "iban"),
+    (
+        "account-info-mobile",
+        "/account-info",
+        &[("alias_type", "MOBILE")],
+        "alias_value",
+    ),
+    (
+        "title-fetch",
+        "/title-fetch/alias",
+        &[("alias_type", "TILL_CODE"), ("with_title_fetch", "false")],
+        "alias_value",
+    ),
+];
+
+/// Values of a known value's shape that name no account: it with digits
+/// appended, and as many zeros as it has characters.
+fn unknown_values(known: &str) -> [String; 2] {
+    [
+        format!("{known}9090"),
+        "0".repeat(known.chars().count().max(4)),
+    ]
+}
+
+fn looked_up(c: &Check<'_>) -> Outcome {
+    let mut cases = Vec::new();
+    for (sample, path, fixed, param) in LOOKUPS {
+        let Some(known) = c.ctx.samples(sample).find(|e| e.success()) else {
+            continue;
+        };
+        let Some(value) = known
+            .request
+            .query
+            .iter()
+            .find(|(k, _)| k == param)
+            .map(|(_, v)| v.clone())
+        else {
+            continue;
+        };
+        for other in unknown_values(&value) {
+            let mut request = Request::get(*path);
+            for (k, v) in *fixed {
+                request = request.q(k, v);
+            }
+            cases.push((known, value.clone(), request.q(param, &other), other));
+        }
+    }
+    if cases.is_empty() {
+        return Outcome::skipped("no lookup by a known value succeeded");
+    }
+    let answers = c.map(&cases, |(_, _, request, _)| c.send(request.clone()));
+    let mut judge = Judge::default();
+    for ((known, value, _, other), e) in cases.iter().zip(&answers) {
+        // An unknown value may be refused or answered empty; an account it
+        // is answered with is named by its IBAN.
+        let iban = e.data().map(|got| text(got, "iban")).unwrap_or_default();
+        let same = !iban.is_empty()
+            && known
+                .data()
+                .is_some_and(|named| text(named, "iban") == iban);
+        judge.check(!same, || {
+            c.fail(
+                e,
+                format!(
+                    "{other:?}, a value no account has, was answered with the account of {value:?} (IBAN {:?}): the value is not looked up",
+                    iban
+                ),
+            )
+        });
     }
     judge.outcome()
 }

@@ -79,6 +79,10 @@ mod model {
         pub level: Level,
         /// Where the contract says it (API.md section, or WIRE.md).
         pub source: &'static str,
+        /// The sentences of API.md (or WIRE.md) it rests on, verbatim
+        /// (whitespace aside): every failure quotes them. A test holds
+        /// them to the copy of the specification in `spec/`.
+        pub says: &'static [&'static str],
         /// What it checks.
         pub summary: &'static str,
         /// Faults of `aggpay-mock` that break it (the proof it can fail).
@@ -375,6 +379,55 @@ mod tests {
                     "{}: unknown fault {f}",
                     r.id
                 );
+            }
+        }
+    }
+
+    /// The text of a specification in `spec/`, whitespace collapsed.
+    fn spec(name: &str) -> String {
+        let path = format!("{}/../spec/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn every_rule_quotes_the_text_it_rests_on_verbatim() {
+        let (api, wire) = (spec("API.md"), spec("WIRE.md"));
+        for r in catalogue() {
+            let from_spec = r.source.starts_with("API.md") || r.source.starts_with("WIRE.md");
+            assert_eq!(
+                !r.says.is_empty(),
+                from_spec,
+                "{}: a rule from API.md or WIRE.md quotes it, and only such a rule",
+                r.id
+            );
+            for quote in r.says {
+                assert!(
+                    api.contains(quote) || wire.contains(quote),
+                    "{}: {quote:?} is not in spec/API.md or spec/WIRE.md",
+                    r.id
+                );
+            }
+        }
+    }
+
+    /// `spec/` is the copy of the contract the quotes are held to: equal
+    /// to the shared specification wherever that is checked out beside
+    /// the repository.
+    #[test]
+    fn the_spec_copy_is_the_shared_specification() {
+        let shared = format!("{}/../../shared/spec", env!("CARGO_MANIFEST_DIR"));
+        for name in ["API.md", "WIRE.md"] {
+            let ours = format!("{}/../spec/{name}", env!("CARGO_MANIFEST_DIR"));
+            match std::fs::read_to_string(format!("{shared}/{name}")) {
+                Ok(theirs) => assert_eq!(
+                    std::fs::read_to_string(&ours).unwrap(),
+                    theirs,
+                    "spec/{name} differs from {shared}/{name}: copy it again"
+                ),
+                Err(_) => eprintln!(
+                    "note: {shared}/{name} is not checked out; spec/{name} is not compared"
+                ),
             }
         }
     }

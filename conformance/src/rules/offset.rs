@@ -18,6 +18,10 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.pages",
             level: Level::Required,
             source: "API.md Access keys, QR codes (offset: records skipped before the result set); Merchants, Rail merchants, Webhooks, Refunds (paginated)",
+            says: &[
+                "| offset | integer | QR codes skipped before the result set |",
+                "returns a paginated list of refunds",
+            ],
             summary: "every offset list, at offsets 0, inside, the last row, the count and beyond, is exactly the list's slice there (empty past the end), every record as the list shows it",
             faults: &[
                 "offset-ignored",
@@ -34,6 +38,10 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.limit",
             level: Level::Required,
             source: "API.md Access keys (page size 0 to 100); QR codes (maximum QR codes returned)",
+            says: &[
+                "| page size | integer | 0 to 100 |",
+                "| page size (name not shown separately from the rule above) | integer | maximum QR codes returned |",
+            ],
             summary: "page sizes 1, small, none, 100 and above: never more rows than asked, exactly the list's first rows (a server may cap a page, refuse a size above its maximum, or give its default without one)",
             faults: &["offset-limit-ignored", "huge-number-500"],
             check: limit,
@@ -43,6 +51,9 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.count",
             level: Level::Required,
             source: "API.md typing rule 5 and each offset list (count); its meaning is not shown, so it must mean one thing",
+            says: &[
+                "List operations return their records under a named key of `data` together with a `count`.",
+            ],
             summary: "an offset list's count means one thing on every page of it (the rows matching, the whole list, or the page): it does not drift on later pages",
             faults: &["later-pages-count-drift"],
             check: count,
@@ -52,6 +63,10 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.direction",
             level: Level::Required,
             source: "API.md Refunds (sort direction ASC or DESC); Limits (list sort direction: ASC or DESC, uppercase only; otherwise DESC)",
+            says: &[
+                "| sort direction | ASC or DESC |",
+                "| list sort direction | ASC or DESC, uppercase only; otherwise DESC |",
+            ],
             summary: "an offset list with a direction: ASC is its DESC order reversed; lowercase, empty, garbage or no direction gives the DESC order",
             faults: &["refund-direction-lowercase", "lowercase-asc"],
             check: direction,

@@ -15,6 +15,9 @@ pub fn rules() -> Vec<Rule> {
             id: "scope.aggregator",
             level: Level::Required,
             source: "API.md What the service does (every operation is scoped to one aggregator, addressed by {aggregator-id} in the path); Aggregator, AccessKey, AggregatorMerchant, Transaction, WebhookEndpoint (aggregator_id)",
+            says: &[
+                "Every operation is scoped to one aggregator, addressed by {aggregator-id} in the path, and authenticated with an aggregator access key.",
+            ],
             summary: "the aggregator record's token, and every aggregator_id of every record of every answer (later pages included), is the aggregator of the path",
             faults: &["foreign-aggregator-id", "any-aggregator"],
             check: |c| from_log(c, true),
@@ -24,6 +27,10 @@ pub fn rules() -> Vec<Rule> {
             id: "scope.unknown-aggregator",
             level: Level::Required,
             source: "API.md Aggregator (404 error.not_found); Authentication 2 and 4",
+            says: &[
+                "Whether the key must belong to the aggregator named in the path: not shown.",
+                "Returns `data`: Aggregator. Errors: 404 error.not_found.",
+            ],
             summary: "a well-formed aggregator id that is not the key's never succeeds, on every operation: 401, or 404 error.not_found",
             faults: &["any-aggregator"],
             check: unknown_aggregator,

@@ -8,6 +8,7 @@ pub fn rules() -> Vec<Rule> {
         id: "status.charges-200",
         level: Level::Required,
         source: "API.md Conventions 7 and Payments (200 returns data: PaymentCharges)",
+        says: &["Success status code is stated only for the payment-charges operation (200)"],
         summary: "the payment-charges operation succeeds with 200 exactly",
         faults: &["charges-201", "success-201"],
         check: charges_200,

@@ -37,6 +37,9 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.cursor-bounds",
             level: Level::Observation,
             source: "WIRE.md Cursor pagination (next_cursor is the last row's id; the next page follows it)",
+            says: &[
+                "The reference's examples show `next_cursor` equal to the `id` of the last row returned",
+            ],
             summary: "generated cursors (real ids, their neighbours, random numbers): a page holds only ids beyond the cursor",
             faults: &["cursor-inclusive"],
             check: cursor_bounds,
@@ -46,6 +49,7 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.limit-validation",
             level: Level::Observation,
             source: "WIRE.md Cursor pagination (negative or non-numeric limit: 400)",
+            says: &["negative or non-numeric: 400."],
             summary: "a negative or non-numeric limit gets 400",
             faults: &["negative-limit-accepted"],
             check: limit_validation,
@@ -55,6 +59,7 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.rotation-revokes-old",
             level: Level::Observation,
             source: "WIRE.md Authentication in the mock (the old secret stops working at once)",
+            says: &["Rotating a key replaces its secret: the old one stops working at once."],
             summary: "after rotation the old secret gets 401",
             faults: &[
                 "rotate-keeps-old-secret",
@@ -68,6 +73,9 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.export-validation",
             level: Level::Observation,
             source: "WIRE.md (settlement_batch_id and kind are required; 400 bare)",
+            says: &[
+                "A missing required field or an unknown batch gets 400 error.bad_request (bare form).",
+            ],
             summary: "an export request without its required fields gets 400",
             faults: &[
                 "export-accepts-empty-body",
@@ -78,9 +86,26 @@ pub fn rules() -> Vec<Rule> {
             observe: None,
         },
         Rule {
+            id: "wire.export-seeded",
+            level: Level::Observation,
+            source: "API.md Report export status (\"Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null). Other values and transitions: not shown.\")",
+            says: &[
+                "Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null). Other values and transitions: not shown.",
+            ],
+            summary: "a new export is in the state API.md observed: REPORT_STATUS_SEEDED, attempts 1, finished_at null",
+            faults: &[
+                "export-finished",
+                "export-finished-early",
+                "empty-string-null",
+            ],
+            check: export_seeded,
+            observe: None,
+        },
+        Rule {
             id: "wire.unknown-id-404",
             level: Level::Observation,
             source: "WIRE.md Status codes and errors (a well-formed ID that does not exist gets 404)",
+            says: &["a well-formed ID that does not exist gets 404."],
             summary: "an unknown rail merchant or alias id of the right shape gets 404 in the bare form",
             faults: &[
                 "unknown-alias-found",
@@ -97,6 +122,7 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.success-200",
             level: Level::Observation,
             source: "WIRE.md Status codes (success: 200 everywhere; API.md allows any 2xx)",
+            says: &["Success: 200 everywhere in the mock"],
             summary: "success answers are 200 (the charges aside: status.charges-200 requires it)",
             faults: &["success-201"],
             check: |c| from_log(c, true),
@@ -106,6 +132,7 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.content-type-json",
             level: Level::Observation,
             source: "common practice (JSON bodies labelled application/json)",
+            says: &[],
             summary: "every response is labelled Content-Type: application/json",
             faults: &["content-type-text", "text-errors"],
             check: |c| from_log(c, false),
@@ -115,6 +142,9 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.payout-shape",
             level: Level::Observation,
             source: "WIRE.md Cursor pagination (the reference's payout element)",
+            says: &[
+                "`only_settlement_txns=true` returns payouts in `settlement_transactions` (reference element: id, token with prefix `stxn_`",
+            ],
             summary: "payouts carry stxn_ tokens, sb_ batch tokens, paisa amounts and acct_ accounts, and the client decodes them",
             faults: &["payout-prefix"],
             check: payouts,
@@ -244,6 +274,33 @@ fn revokes_old(c: &Check<'_>) -> Outcome {
     judge.check(e.status() == Some(401), || {
         c.fail(&e, "the old secret still works after rotation")
     });
+    judge.outcome()
+}
+
+fn export_seeded(c: &Check<'_>) -> Outcome {
+    let e = match c.ctx.sample_or_why("report-export") {
+        Ok(e) => e,
+        Err(why) => return Outcome::skipped(why),
+    };
+    let mut judge = Judge::default();
+    if let Some(export) = e.data().map(|d| &d["report_export"]) {
+        let seen = [
+            ("status", export["status"] == "REPORT_STATUS_SEEDED"),
+            ("attempts", export["attempts"] == 1),
+            ("finished_at", export["finished_at"].is_null()),
+        ];
+        for (field, ok) in seen {
+            judge.check(ok, || {
+                c.fail(
+                    e,
+                    format!(
+                        "report_export.{field} is {}, not as API.md observed a new export",
+                        crate::http::show(export.get(field))
+                    ),
+                )
+            });
+        }
+    }
     judge.outcome()
 }
 

@@ -151,10 +151,11 @@ pub(crate) fn run(args: Args) -> ExitCode {
         for legal in Legal::ALL {
             let line = writeln!(
                 out,
-                "{:<24} {}\n{:<24} allowed by {}",
+                "{:<24} {}\n{:<24} room {}: allowed by {}",
                 legal.name(),
                 legal.description(),
                 "",
+                legal.room(),
                 legal.allowed_by()
             );
             if line.is_err() {

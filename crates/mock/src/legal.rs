@@ -12,7 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 macro_rules! legal {
-    ($( $variant:ident = $name:literal: $desc:literal; allowed by $text:literal, )+) => {
+    ($( $variant:ident = $name:literal in $room:literal: $desc:literal; allowed by $text:literal, )+) => {
         /// A legal reading of API.md other than the mock's own.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[non_exhaustive]
@@ -44,53 +44,140 @@ macro_rules! legal {
                     $( Legal::$variant => $text, )+
                 }
             }
+
+            /// The room of the conformance harness's contract table this
+            /// choice takes another reading of (`aggpay-conformance
+            /// --coverage` lists the rooms with the choices that exercise
+            /// each).
+            pub fn room(self) -> &'static str {
+                match self {
+                    $( Legal::$variant => $room, )+
+                }
+            }
         }
     };
 }
 
 legal! {
-    OffsetMax7 = "offset-max-7":
+    OffsetMax7 = "offset-max-7" in "page-max":
         "the merchant, rail-merchant, QR, refund and webhook lists return at most 7 rows a page, whatever the limit asked";
         allowed by "API.md Limits: \"Maximum page size of the merchant, rail-merchant, QR, refund and webhook lists: not shown.\"",
-    OffsetDefault20 = "offset-default-20":
+    OffsetDefault20 = "offset-default-20" in "page-default":
         "the offset lists return 20 rows a page when no limit is given";
         allowed by "API.md Access keys and Merchants: page size is a query parameter whose default is not shown; WIRE.md: \"reference default 10\" is the reference's, not API.md's",
-    LimitAboveMax400 = "limit-above-max-400":
+    LimitAboveMax400 = "limit-above-max-400" in "limit-above-max":
         "a limit above 100 gets 400 error.bad_request instead of being clamped to 100";
         allowed by "WIRE.md Cursor pagination: \"above 100 the mock clamps to 100 (a server may instead answer 400: both honour API.md)\"; API.md Access keys: page size 0 to 100",
-    ExtraFields = "extra-fields":
+    ExtraFields = "extra-fields" in "undefined-fields":
         "every record of every success body carries a field API.md does not define, whose value changes on every request";
         allowed by "API.md Resources and their fields: the tables list the fields a record carries; nothing forbids others, nor says what they hold",
-    PrettyJson = "pretty-json":
+    PrettyJson = "pretty-json" in "whitespace":
         "bodies are indented JSON, with whitespace between tokens";
         allowed by "API.md Conventions 2: \"Requests and responses are JSON.\" (JSON allows whitespace between tokens)",
-    ConnectionClose = "connection-close":
+    ConnectionClose = "connection-close" in "connection-reuse":
         "every answer closes its connection (Connection: close)";
         allowed by "API.md Conventions: connection reuse is not shown",
-    TimestampMicros = "timestamp-micros":
+    TimestampMicros = "timestamp-micros" in "timestamp-fraction":
         "every timestamp carries six fraction digits";
         allowed by "API.md typing rule 4: \"they carry seconds precision, and some carry fractional seconds\"",
-    UnknownAggregator404 = "unknown-aggregator-404":
+    UnknownAggregator404 = "unknown-aggregator-404" in "foreign-aggregator":
         "a well-formed aggregator id that is not the key's gets 404 error.not_found (bare) instead of 401";
         allowed by "API.md Authentication 4: \"Whether the key must belong to the aggregator named in the path: not shown.\"; Aggregator: \"Errors: 404 error.not_found\"",
-    Created201 = "created-201":
+    Created201 = "created-201" in "success-status":
         "a created report export is answered 201 Created";
         allowed by "API.md Conventions 7: \"Success status code is stated only for the payment-charges operation (200)\"",
-    CursorEndEmpty = "cursor-end-empty":
+    CursorEndEmpty = "cursor-end-empty" in "cursor-end":
         "the last page of a cursor list (fewer rows than the limit) answers next_cursor \"\"";
         allowed by "API.md Settlements: cursor lists \"return next_cursor\" and the end of a list is not shown; WIRE.md Cursor pagination: a client stops at a next_cursor of \"\"",
-    MerchantNamesExact = "merchant-names-exact":
+    MerchantNamesExact = "merchant-names-exact" in "name-matching":
         "the merchant list's names filter keeps merchants whose name is one of the values exactly, not a fragment";
         allowed by "API.md Merchants: \"merchant names: comma-separated list of names\" (names, where the access-key filter says name fragments)",
-    CountPage = "count-page":
+    CountPage = "count-page" in "count-meaning":
         "an offset list's count is the number of rows of the page";
         allowed by "API.md Conventions 5: \"List operations return their records under a named key of data together with a count\" (what it counts is not shown)",
-    OtherErrorWords = "other-error-words":
+    OtherErrorWords = "other-error-words" in "error-words":
         "401 and 400 messages in other words that still say what API.md says they say";
         allowed by "API.md Authentication 2: \"a message saying that a partner access key is required in the request header\"; Errors: 400 \"invalid request parameters (message says so)\"",
-    OldSecretGrace = "old-secret-grace":
+    OldSecretGrace = "old-secret-grace" in "old-secret":
         "after a rotation the old secret keeps working until the key is rotated again";
         allowed by "API.md Authentication 5: \"Key scopes, expiry, and the treatment of an inactive key: not shown.\"; Access keys: rotation returns the new secret, and says nothing of the old",
+    ReversedFieldOrder = "field-order-reversed" in "field-order":
+        "every JSON object's fields come in the reverse of the mock's order";
+        allowed by "API.md Conventions 2: \"Requests and responses are JSON.\" (RFC 8259: an object is an unordered collection of members)",
+    TimestampOffsetZero = "timestamp-offset-zero" in "timestamp-utc":
+        "every timestamp names UTC as +00:00 instead of Z";
+        allowed by "API.md typing rule 4: \"Timestamps are RFC 3339 UTC strings\" (RFC 3339 5.6: the offset Z and +00:00 both name UTC)",
+    JsonCharset = "json-charset" in "media-type":
+        "every JSON body is sent as application/json; charset=utf-8";
+        allowed by "API.md Conventions 2: \"Requests and responses are JSON.\" (the media type's parameters are not shown)",
+    ExtraHeaders = "extra-headers" in "other-headers":
+        "every answer carries headers API.md does not name (X-Request-Id, Cache-Control, Vary)";
+        allowed by "API.md Conventions 4: \"Responses carry the headers Content-Length and Date.\" (others are not forbidden)",
+    ErrorExtraFields = "error-extra-fields" in "error-fields":
+        "every error body carries a request_id beside code and message";
+        allowed by "API.md Errors: the two body shapes list the fields an error carries; nothing forbids others",
+    Export202 = "export-202" in "success-status":
+        "a created report export is answered 202 Accepted (the job is asynchronous)";
+        allowed by "API.md Conventions 7: \"Success status code is stated only for the payment-charges operation (200)\"",
+    CursorEndZero = "cursor-end-zero" in "cursor-end":
+        "the last page of a cursor list (fewer rows than the limit) answers next_cursor \"0\"";
+        allowed by "API.md Settlements: the end of a cursor list is not shown; WIRE.md Cursor pagination: a client stops at a next_cursor of \"0\"",
+    LenientNumbers = "lenient-numbers" in "bad-values":
+        "a negative or non-numeric limit, offset or cursor is ignored (the default is used) instead of getting 400";
+        allowed by "API.md Errors: \"Which parameter values cause error.bad_request: not shown.\"",
+    InactiveKeyAccepted = "inactive-key-accepted" in "inactive-key":
+        "the secret of an inactive key (is_active false) is accepted like an active one";
+        allowed by "API.md Authentication 5: \"Key scopes, expiry, and the treatment of an inactive key (is_active false): not shown.\"",
+    UnlistedValues = "unlisted-values" in "open-values":
+        "transactions and account lookups carry status and type values beyond those API.md lists";
+        allowed by "API.md Transaction: \"Allowed values of transaction_type, payment_type and status beyond those listed: not shown.\"; Refund and AccountInfo: the same for their values",
+    ExportPending = "export-pending" in "export-status":
+        "a new report export is REPORT_STATUS_PENDING with 0 attempts";
+        allowed by "API.md Report export status: \"Observed value: REPORT_STATUS_SEEDED ... Other values and transitions: not shown.\"",
+    TitleEmpty = "title-empty" in "title-details":
+        "a lookup asked for title details answers an empty account_title";
+        allowed by "API.md AccountInfo: account_title is \"filled when title details are requested and available; may be empty\"",
+    ReversedOffsetOrder = "offset-order-reversed" in "offset-order":
+        "the key, merchant, rail-merchant, QR and webhook lists come in the reverse of the mock's order";
+        allowed by "API.md Access keys, Merchants, QR codes, Webhooks: the order of these lists is not shown",
+    ExportKindOptional = "export-kind-optional" in "export-required":
+        "a report export request without kind exports the batch (REPORT_KIND_BATCH)";
+        allowed by "API.md Settlements: \"Which of settlement_batch_id and kind are required: not shown.\"",
+    FragmentsCaseExact = "fragments-case-exact" in "name-matching":
+        "name fragments and names match with case (\"Sales\" does not find \"sales\")";
+        allowed by "API.md Access keys: \"comma-separated list of name fragments\" (whether case counts is not shown)",
+    LimitZeroEmpty = "limit-zero-empty" in "limit-zero":
+        "an offset list asked for limit 0 answers an empty page";
+        allowed by "API.md Access keys: page size \"0 to 100\" (what 0 means is shown only for the cursor lists: \"0 means the default\")",
+}
+
+/// Pairs of choices that are two readings of one point: no server makes
+/// both.
+const EXCLUSIVE: &[(Legal, Legal)] = &[
+    (Legal::Created201, Legal::Export202),
+    (Legal::CursorEndEmpty, Legal::CursorEndZero),
+];
+
+impl Legal {
+    /// True when a server cannot make both choices (two readings of one
+    /// point, such as two success statuses of one operation).
+    pub fn excludes(self, other: Legal) -> bool {
+        EXCLUSIVE
+            .iter()
+            .any(|&(a, b)| (a, b) == (self, other) || (b, a) == (self, other))
+    }
+
+    /// The most choices one server can make at once: every choice, but of
+    /// two exclusive ones only the first.
+    pub fn compatible() -> Vec<Legal> {
+        let mut chosen: Vec<Legal> = Vec::new();
+        for &l in Legal::ALL {
+            if !chosen.iter().any(|c| c.excludes(l)) {
+                chosen.push(l);
+            }
+        }
+        chosen
+    }
 }
 
 impl fmt::Display for Legal {

@@ -147,15 +147,22 @@ pub(crate) fn too_many_requests() -> Reply {
 /// `later_page` tells a page after the first (a cursor or an offset
 /// given), which some faults treat apart.
 /// The legal choices that reshape a body: a changing field API.md does
-/// not define in every record of a success (`extra-fields`), six fraction
-/// digits on every timestamp (`timestamp-micros`), indentation
-/// (`pretty-json`). `served` numbers the answer.
+/// not define in every record of a success (`extra-fields`) and in every
+/// error (`error-extra-fields`), six fraction digits or `+00:00` on every
+/// timestamp (`timestamp-micros`, `timestamp-offset-zero`), values API.md
+/// does not list (`unlisted-values`), indentation (`pretty-json`), fields
+/// in reverse order (`field-order-reversed`). `served` numbers the answer.
 pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Reply {
-    let extra = legal.has(Legal::ExtraFields) && (200..300).contains(&reply.status);
+    let success = (200..300).contains(&reply.status);
+    let extra = legal.has(Legal::ExtraFields) && success;
+    let error_extra = legal.has(Legal::ErrorExtraFields) && reply.status >= 400;
     let micros = legal.has(Legal::TimestampMicros);
+    let offset_zero = legal.has(Legal::TimestampOffsetZero);
+    let unlisted = legal.has(Legal::UnlistedValues) && success;
     let pretty = legal.has(Legal::PrettyJson);
+    let reversed = legal.has(Legal::ReversedFieldOrder);
     let words = legal.has(Legal::OtherErrorWords) && matches!(reply.status, 400 | 401);
-    if !(extra || micros || pretty || words) {
+    if !(extra || error_extra || micros || offset_zero || unlisted || pretty || reversed || words) {
         return reply;
     }
     let Ok(mut value) = serde_json::from_slice::<Value>(&reply.body) else {
@@ -164,13 +171,38 @@ pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Repl
     if extra && let Some(data) = value.get_mut("data") {
         add_extra_field(data, served);
     }
-    if micros {
-        micro_timestamps(&mut value);
+    if error_extra {
+        let error = match value.get_mut("error") {
+            Some(error @ Value::Object(_)) => error,
+            _ => &mut value,
+        };
+        if let Value::Object(map) = error {
+            map.insert(
+                "request_id".to_owned(),
+                Value::from(format!("req_{served:08}")),
+            );
+        }
+    }
+    if micros || offset_zero {
+        edit_timestamps(&mut value, &|s| {
+            let s = if micros { micro(s)? } else { s.to_owned() };
+            Some(match (offset_zero, s.strip_suffix('Z')) {
+                (true, Some(head)) => format!("{head}+00:00"),
+                _ => s,
+            })
+        });
+    }
+    if unlisted && let Some(data) = value.get_mut("data") {
+        unlisted_values(data);
     }
     if words {
         reword(&mut value, reply.status);
     }
-    let body = if pretty {
+    let body = if reversed {
+        let mut out = String::new();
+        write_reversed(&value, &mut out);
+        Ok(out.into_bytes())
+    } else if pretty {
         serde_json::to_vec_pretty(&value)
     } else {
         serde_json::to_vec(&value)
@@ -179,6 +211,59 @@ pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Repl
         reply.body = body;
     }
     reply
+}
+
+/// `value` as compact JSON with every object's fields in reverse order
+/// (`serde_json`'s map keeps its keys sorted, so the order is written by
+/// hand; strings and numbers are still serde_json's).
+fn write_reversed(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().rev().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::from(k.as_str()).to_string());
+                out.push(':');
+                write_reversed(v, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_reversed(v, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Transactions and account lookups with values API.md does not list:
+/// every other transaction (by its numeric id, so a record reads the same
+/// on every request) is scheduled from a static QR; account lookups have
+/// a current account type.
+fn unlisted_values(data: &mut Value) {
+    if let Some(Value::Array(rows)) = data.get_mut("transactions") {
+        for row in rows {
+            let odd = row["id"]
+                .as_str()
+                .and_then(|id| id.parse::<u64>().ok())
+                .is_some_and(|id| id % 2 == 1);
+            if odd {
+                row["status"] = Value::from("TXN_SETTLEMENT_SCHEDULED");
+                row["payment_type"] = Value::from("STATIC_QR");
+            }
+        }
+    }
+    if data.get("iban").is_some() && data.get("servicer_member_id").is_some() {
+        data["type"] = Value::from("CAS_CONST_CURRENT");
+    }
 }
 
 /// A 401's and a 400's message in other words that say the same.
@@ -220,16 +305,19 @@ fn add_extra_field(value: &mut Value, served: u64) {
     }
 }
 
-/// Every RFC 3339 UTC timestamp string with six fraction digits.
-fn micro_timestamps(value: &mut Value) {
+/// Every RFC 3339 UTC timestamp string (`micro` reads it) rewritten by
+/// `edit`.
+fn edit_timestamps(value: &mut Value, edit: &dyn Fn(&str) -> Option<String>) {
     match value {
         Value::String(s) => {
-            if let Some(t) = micro(s) {
+            if micro(s).is_some()
+                && let Some(t) = edit(s)
+            {
                 *s = t;
             }
         }
-        Value::Object(map) => map.values_mut().for_each(micro_timestamps),
-        Value::Array(items) => items.iter_mut().for_each(micro_timestamps),
+        Value::Object(map) => map.values_mut().for_each(|v| edit_timestamps(v, edit)),
+        Value::Array(items) => items.iter_mut().for_each(|v| edit_timestamps(v, edit)),
         _ => {}
     }
 }

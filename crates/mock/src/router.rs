@@ -125,11 +125,21 @@ impl App {
         }
     }
 
+    /// The number of the latest answer (the `X-Request-Id` of
+    /// `extra-headers`).
+    pub(crate) fn next_request_id(&self) -> u64 {
+        self.served.load(Ordering::Relaxed)
+    }
+
     /// Answers one request, with the body faults applied.
     pub(crate) fn handle(&self, req: &Incoming<'_>) -> Reply {
         let mut reply = self.answer(req);
-        if req.method == "POST" && reply.status == 200 && self.legal.has(Legal::Created201) {
-            reply.status = 201;
+        if req.method == "POST" && reply.status == 200 {
+            if self.legal.has(Legal::Created201) {
+                reply.status = 201;
+            } else if self.legal.has(Legal::Export202) {
+                reply.status = 202;
+            }
         }
         let reply = if self.faults.is_empty() {
             reply
@@ -163,13 +173,15 @@ impl App {
             None => {
                 f.has(Fault::NoAuth)
                     || (f.has(Fault::KeyInQuery)
-                        && query_key(raw_query).is_some_and(|k| self.state.accepts(&k, false)))
+                        && query_key(raw_query)
+                            .is_some_and(|k| self.state.accepts(&k, false, false)))
             }
             Some("") => f.has(Fault::AcceptEmptyKey),
             Some(key) => {
                 let grace =
                     f.has(Fault::RotateKeepsOldSecret) || self.legal.has(Legal::OldSecretGrace);
-                self.state.accepts(key, grace) || f.has(Fault::AcceptAnyKey)
+                let inactive = self.legal.has(Legal::InactiveKeyAccepted);
+                self.state.accepts(key, grace, inactive) || f.has(Fault::AcceptAnyKey)
             }
         };
         if !accepted {

@@ -65,11 +65,12 @@ impl State {
         }
     }
 
-    /// True when `secret` is the secret of an active key.
-    /// With `keep_old`, the secrets rotation retired are taken too.
-    pub(crate) fn accepts(&self, secret: &str, keep_old: bool) -> bool {
+    /// True when `secret` is the secret of an active key (of any key, with
+    /// `inactive`). With `keep_old`, the secrets rotation retired are taken
+    /// too.
+    pub(crate) fn accepts(&self, secret: &str, keep_old: bool, inactive: bool) -> bool {
         read(&self.keys).iter().any(|s| {
-            s.key.is_active
+            (s.key.is_active || inactive)
                 && (s.key.secret.expose() == secret
                     || (keep_old && s.retired.iter().any(|r| r.expose() == secret)))
         })

@@ -2,7 +2,6 @@
 
 use aggpay::AccessKeyId;
 
-use super::{lowercase, matches_any};
 use crate::fault::Fault;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
@@ -14,9 +13,9 @@ impl App {
         let limit = self.offset_limit(q, true)?;
         let offset = self.offset(q)?;
         let names = if self.faults.has(Fault::KeyNamesNotSplit) {
-            lowercase(q.one("names")?.map(str::to_owned).into_iter().collect())
+            self.fragments(q.one("names")?.map(str::to_owned).into_iter().collect())
         } else {
-            lowercase(q.list("names")?)
+            self.fragments(q.list("names")?)
         };
         let active = q
             .boolean("is_active")?
@@ -28,15 +27,15 @@ impl App {
             .filter(|k| active.is_none_or(|a| k.is_active == a))
             .filter(|k| {
                 if self.faults.has(Fault::NameFragmentPrefixOnly) {
-                    let name = k.name.to_lowercase();
+                    let name = self.fold(&k.name);
                     names.is_empty() || names.iter().any(|f| name.starts_with(f.as_str()))
                 } else {
-                    matches_any(&k.name, &names)
+                    self.matches_any(&k.name, &names)
                 }
             })
             .collect();
         let count = IntCount(keys.len() as u64);
-        let keys = self.page(keys.into_iter(), offset, limit);
+        let keys = self.page(self.in_order(keys.into_iter()), offset, limit);
         Ok(reply::ok(&KeyList { count, keys }))
     }
 

@@ -3,13 +3,15 @@
 use aggpay::AliasId;
 
 use crate::fault::Fault;
+use crate::legal::Legal;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
 use crate::router::App;
 
 impl App {
     pub(crate) fn account_info(&self, q: &Query) -> Result<Reply, Invalid> {
-        let with_title = q.boolean("with_title_fetch")?.unwrap_or(false);
+        let with_title =
+            q.boolean("with_title_fetch")?.unwrap_or(false) && !self.legal.has(Legal::TitleEmpty);
         let alias_type = q.choice("alias_type", &["MOBILE"])?;
         let alias_value = q.one("alias_value")?.filter(|v| !v.is_empty());
         let iban = q.one("iban")?.filter(|v| !v.is_empty());
@@ -40,11 +42,13 @@ impl App {
 
     pub(crate) fn title_fetch(&self, q: &Query) -> Result<Reply, Invalid> {
         q.choice("alias_type", &["TILL_CODE"])?;
-        let with_title = q.boolean("with_title_fetch")?.unwrap_or(false);
+        let with_title =
+            q.boolean("with_title_fetch")?.unwrap_or(false) && !self.legal.has(Legal::TitleEmpty);
         let value = q.one("alias_value")?.filter(|v| !v.is_empty());
         let found = match value {
             None if self.faults.has(Fault::AliasValueOptional) => Some(0),
             None => return Err("`alias_value` is required".to_owned()),
+            Some(_) if self.faults.has(Fault::TillAnyAccount) => Some(1),
             Some(value) => self.data.account_by_till(value),
         };
         Ok(match found {

@@ -2,7 +2,6 @@
 
 use aggpay::{AggregatorMerchantId, RailMerchantId};
 
-use super::{lowercase, matches_any};
 use crate::fault::Fault;
 use crate::legal::Legal;
 use crate::query::{Invalid, Query};
@@ -28,10 +27,11 @@ impl App {
             ids
         };
         let exact = self.name_values(q.list("names")?);
-        let names = lowercase(exact.clone());
+        let names = self.fragments(exact.clone());
         let exact = self.legal.has(Legal::MerchantNamesExact).then_some(exact);
         let d = &self.data;
-        let rows = (0..d.sizes.merchants)
+        let rows = self
+            .in_order(0..d.sizes.merchants)
             .filter(|i| {
                 ids.is_empty()
                     || ids
@@ -42,7 +42,7 @@ impl App {
             .filter(|m| enabled.is_none_or(|e| m.enabled == e))
             .filter(|m| match &exact {
                 Some(exact) => exact.is_empty() || exact.contains(&m.name),
-                None => matches_any(&m.name, &names),
+                None => self.matches_any(&m.name, &names),
             });
         let (merchants, count) = self.counted_page(rows, offset, limit);
         Ok(reply::ok(&MerchantList {
@@ -59,16 +59,14 @@ impl App {
             .filter(|_| !self.faults.has(Fault::RailStatusFilterIgnored));
         let name = q
             .one("name")?
-            .map(|n| self.name_value(n).to_lowercase())
+            .map(|n| self.fold(&self.name_value(n)))
             .filter(|n| !n.is_empty());
         let d = &self.data;
-        let rows = (0..d.rail_merchant_count())
+        let rows = self
+            .in_order(0..d.rail_merchant_count())
             .map(|i| d.rail_merchant(i))
             .filter(|m| status.is_none_or(|s| m.status.as_str() == s))
-            .filter(|m| {
-                name.as_ref()
-                    .is_none_or(|n| m.name.to_lowercase().contains(n))
-            });
+            .filter(|m| name.as_ref().is_none_or(|n| self.fold(&m.name).contains(n)));
         let (merchants, count) = self.counted_page(rows, offset, limit);
         Ok(reply::ok(&RailMerchantList {
             merchants,

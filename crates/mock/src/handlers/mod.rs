@@ -57,6 +57,9 @@ impl App {
             self.limit(q, default, max)?;
             return Ok(1_000);
         }
+        if self.legal.has(Legal::LimitZeroEmpty) && q.count("limit").ok().flatten() == Some(0) {
+            return Ok(0);
+        }
         self.limit(q, default, max)
     }
 
@@ -70,11 +73,64 @@ impl App {
         {
             return Err(format!("`limit` must be at most {LIMIT_MAX}"));
         }
-        q.limit(default, max)
+        self.lenient(q.limit(default, max), default)
+    }
+
+    /// With `lenient-numbers`, a page size, offset or cursor that is not a
+    /// non-negative integer is taken as absent (its `default`).
+    fn lenient(&self, value: Result<u64, Invalid>, default: u64) -> Result<u64, Invalid> {
+        match value {
+            Err(_) if self.legal.has(Legal::LenientNumbers) => Ok(default),
+            other => other,
+        }
+    }
+
+    /// The cursor of a cursor list (0 for the first page).
+    fn cursor(&self, q: &Query) -> Result<u64, Invalid> {
+        self.lenient(q.cursor(), 0)
+    }
+
+    /// The rows of an offset list in the server's order: the mock's, or
+    /// the reverse with `offset-order-reversed`.
+    fn in_order<'a, T: 'a>(
+        &self,
+        rows: impl DoubleEndedIterator<Item = T> + 'a,
+    ) -> Box<dyn Iterator<Item = T> + 'a> {
+        if self.legal.has(Legal::ReversedOffsetOrder) {
+            Box::new(rows.rev())
+        } else {
+            Box::new(rows)
+        }
+    }
+
+    /// The name fragments of a filter, as `matches` compares them: folded
+    /// to lowercase unless `fragments-case-exact`.
+    fn fragments(&self, items: Vec<String>) -> Vec<String> {
+        if self.legal.has(Legal::FragmentsCaseExact) {
+            items
+        } else {
+            items.into_iter().map(|s| s.to_lowercase()).collect()
+        }
+    }
+
+    /// True when no fragments are given or `name` contains one (without
+    /// case, unless `fragments-case-exact`).
+    fn matches_any(&self, name: &str, fragments: &[String]) -> bool {
+        let name = self.fold(name);
+        fragments.is_empty() || fragments.iter().any(|f| name.contains(f.as_str()))
+    }
+
+    /// `name` as fragments are compared with it.
+    fn fold(&self, name: &str) -> String {
+        if self.legal.has(Legal::FragmentsCaseExact) {
+            name.to_owned()
+        } else {
+            name.to_lowercase()
+        }
     }
 
     fn offset(&self, q: &Query) -> Result<u64, Invalid> {
-        let offset = q.offset()?;
+        let offset = self.lenient(q.offset(), 0)?;
         Ok(if self.faults.has(Fault::OffsetIgnored) {
             0
         } else if offset > 0 && self.faults.has(Fault::OffsetOffByOne) {
@@ -126,14 +182,4 @@ impl App {
         }
         q.ascending()
     }
-}
-
-fn lowercase(items: Vec<String>) -> Vec<String> {
-    items.into_iter().map(|s| s.to_lowercase()).collect()
-}
-
-/// True when no fragments are given or `name` contains one (case-insensitive).
-fn matches_any(name: &str, fragments: &[String]) -> bool {
-    let name = name.to_lowercase();
-    fragments.is_empty() || fragments.iter().any(|f| name.contains(f.as_str()))
 }

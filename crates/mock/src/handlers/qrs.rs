@@ -23,7 +23,8 @@ impl App {
             .map(|s| AggregatorMerchantId::parse(s).map_err(|e| e.to_string()))
             .transpose()?;
         let d = &self.data;
-        let rows = (0..d.sizes.qr_codes)
+        let rows = self
+            .in_order(0..d.sizes.qr_codes)
             .map(|i| d.qr_code(i))
             .filter(|c| c.qr_type.as_str() == qr_type)
             .filter(|c| {

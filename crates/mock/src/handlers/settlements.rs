@@ -20,7 +20,7 @@ use crate::wire::{
 
 impl App {
     pub(crate) fn batches(&self, q: &Query) -> Result<Reply, Invalid> {
-        let cursor = q.cursor()?;
+        let cursor = self.cursor(q)?;
         let limit = self.cursor_limit(q)?;
         let ascending = self.ascending(q)?;
         let status = match q.one("status")? {
@@ -130,6 +130,8 @@ impl App {
     fn next_cursor(&self, given: u64, last: String, full: bool) -> String {
         if !full && self.legal.has(Legal::CursorEndEmpty) {
             String::new()
+        } else if !full && self.legal.has(Legal::CursorEndZero) {
+            "0".to_owned()
         } else if self.faults.has(Fault::CursorRepeat) && given != 0 && !last.is_empty() {
             given.to_string()
         } else {
@@ -148,7 +150,7 @@ impl App {
                 );
             }
         };
-        let cursor = q.cursor()?;
+        let cursor = self.cursor(q)?;
         let limit = self.cursor_limit(q)?;
         let ascending = self.ascending(q)?;
         let payouts = q.boolean("only_settlement_txns")?.unwrap_or(false)
@@ -205,6 +207,7 @@ impl App {
     pub(crate) fn report_export(&self, body: &[u8]) -> Result<Reply, Invalid> {
         let (batch, kind, merchant_id) = self.export_request(body)?;
         let data = &self.data;
+        let pending = self.legal.has(Legal::ExportPending);
         let export = self.state.add_export(|number| {
             let now = jiff::Timestamp::now();
             let mut rng = Rng::new(data.seed, "export", number);
@@ -217,8 +220,12 @@ impl App {
                 settlement_batch_id: data.batch_token(batch),
                 merchant_id: merchant_id.map(|m| m.into_string()).unwrap_or_default(),
                 kind,
-                status: ReportStatus::Seeded,
-                attempts: 1,
+                status: if pending {
+                    ReportStatus::Pending
+                } else {
+                    ReportStatus::Seeded
+                },
+                attempts: if pending { 0 } else { 1 },
                 error_message: String::new(),
                 storage_key: String::new(),
                 record_count: StringCount(0),
@@ -264,7 +271,7 @@ impl App {
         let batch = self.export_batch(batch_raw)?;
         let kind = match text("kind")? {
             Some("REPORT_KIND_BATCH") => ReportKind::Batch,
-            None if lax => ReportKind::Batch,
+            None if lax || self.legal.has(Legal::ExportKindOptional) => ReportKind::Batch,
             Some("REPORT_KIND_MERCHANT") => ReportKind::Merchant,
             None => return Err("`kind` is required".to_owned()),
             Some(other) => {

@@ -10,7 +10,11 @@ impl App {
         let limit = self.offset_limit(q, false)?;
         let offset = self.offset(q)?;
         let d = &self.data;
-        let endpoints = self.page((0..d.sizes.webhooks).map(|i| d.webhook(i)), offset, limit);
+        let endpoints = self.page(
+            self.in_order(0..d.sizes.webhooks).map(|i| d.webhook(i)),
+            offset,
+            limit,
+        );
         Ok(reply::ok(&WebhookList {
             endpoints,
             count: StringCount(d.sizes.webhooks),

@@ -197,7 +197,18 @@ fn respond(
     *response.status_mut() = hyper::StatusCode::from_u16(reply.status)
         .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
     let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(reply.content_type));
+    let content_type =
+        if reply.content_type == "application/json" && app.legal.has(Legal::JsonCharset) {
+            "application/json; charset=utf-8"
+        } else {
+            reply.content_type
+        };
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if app.legal.has(Legal::ExtraHeaders) {
+        headers.insert("x-request-id", HeaderValue::from(app.next_request_id()));
+        headers.insert("cache-control", HeaderValue::from_static("no-store"));
+        headers.insert("vary", HeaderValue::from_static("Accept-Encoding"));
+    }
     if let Some(allow) = reply.allow {
         headers.insert(ALLOW, HeaderValue::from_static(allow));
     }

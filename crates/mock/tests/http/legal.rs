@@ -2,7 +2,7 @@
 //! harness's legal mutation test shows that each still honours API.md).
 
 use aggpay_mock::{Legal, MockConfig};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::support::*;
 
@@ -160,4 +160,163 @@ fn lists_and_errors_take_other_legal_readings() {
         refused.body["error"]["message"],
         "partner access key is required in request header"
     );
+}
+
+/// What a fixed set of requests, touching every room a legal choice
+/// reads otherwise, gets: status, the headers a choice may change, and
+/// the body (exactly, for reads; the fields a choice may change, for the
+/// export, whose timestamps are the clock's). Rotation comes last: it
+/// changes the keys.
+fn probe(api: &Api) -> Vec<String> {
+    let send = |method: &str, path: &str, query: &[(&str, &str)], key: &str, body: &str| {
+        let url = if path.starts_with("http") {
+            path.to_owned()
+        } else {
+            api.url(path)
+        };
+        let mut req = ureq::http::Request::builder()
+            .method(method)
+            .uri(url)
+            .header(KEY_HEADER, key);
+        if !body.is_empty() {
+            req = req.header("Content-Type", "application/json");
+        }
+        let mut url_query = String::new();
+        for (k, v) in query {
+            url_query.push_str(&format!("&{k}={}", v.replace(' ', "%20")));
+        }
+        if !url_query.is_empty() {
+            let uri = format!("{}?{}", req.uri_ref().unwrap(), &url_query[1..]);
+            req = req.uri(uri);
+        }
+        let mut response = api.agent.run(req.body(body.to_owned()).unwrap()).unwrap();
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-")
+                .to_owned()
+        };
+        let heads = format!(
+            "{} {} {} {}",
+            header("content-type"),
+            header("connection"),
+            header("cache-control"),
+            header("x-request-id") != "-"
+        );
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().unwrap();
+        let body = if method == "POST" {
+            let v: Value = serde_json::from_str(&text).unwrap();
+            let e = &v["data"]["report_export"];
+            format!("{} {} {}", e["status"], e["attempts"], v["code"])
+        } else {
+            text
+        };
+        let label = if path.starts_with("http") {
+            "another aggregator"
+        } else {
+            path
+        };
+        format!("{method} {label} {query:?}: {status} {heads} {body}")
+    };
+    let key = api.key.clone();
+    let keys = api.get("/keys", &[("limit", "100")]).data()["keys"].clone();
+    let inactive = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["is_active"] == false)
+        .map(|k| s(k, "secret").to_owned())
+        .expect("the mock has an inactive key");
+    let upper_name = s(&keys[0], "name").to_uppercase();
+    let merchant = s(
+        &api.get("/merchants", &[("limit", "1")]).data()["merchants"][0],
+        "name",
+    )
+    .to_owned();
+    let fragment: String = merchant.chars().skip(1).collect();
+    let batch = s(
+        &api.get("/settlements/batches", &[("limit", "1")]).data()["batches"][0],
+        "token",
+    )
+    .to_owned();
+    let info = api.server.info();
+    let other = format!(
+        "{}/v1/aggregators/agg_0000000000000000000000",
+        api.server.url()
+    );
+    let export = json!({"settlement_batch_id": batch, "kind": "REPORT_KIND_BATCH"}).to_string();
+    let no_kind = json!({"settlement_batch_id": batch}).to_string();
+    let transactions = format!("/settlements/batches/{batch}/transactions");
+    let mut seen = vec![
+        send("GET", "", &[], &key, ""),
+        send("GET", "/keys", &[("limit", "0")], &key, ""),
+        send("GET", "/keys", &[("limit", "-1")], &key, ""),
+        send("GET", "/keys", &[("names", &upper_name)], &key, ""),
+        send("GET", "/keys", &[], &inactive, ""),
+        send("GET", "/keys", &[], "wrong", ""),
+        send("GET", "/merchants", &[], &key, ""),
+        send("GET", "/merchants", &[("limit", "3")], &key, ""),
+        send("GET", "/merchants", &[("limit", "100")], &key, ""),
+        send("GET", "/merchants", &[("names", &fragment)], &key, ""),
+        send("GET", "/settlements/batches", &[("limit", "100")], &key, ""),
+        send("GET", "/settlements/batches", &[("limit", "101")], &key, ""),
+        send("GET", &transactions, &[("limit", "100")], &key, ""),
+        send(
+            "GET",
+            "/account-info",
+            &[("iban", &info.iban), ("with_title_fetch", "true")],
+            &key,
+            "",
+        ),
+        send("GET", &other, &[], &key, ""),
+        send("POST", "/settlements/report-exports", &[], &key, &export),
+        send("POST", "/settlements/report-exports", &[], &key, &no_kind),
+    ];
+    let id = info.access_key_id.unwrap().to_string();
+    let old = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["id"] == id.as_str() || k["token"] == id.as_str())
+        .map(|k| s(k, "secret").to_owned())
+        .unwrap();
+    let rotate = format!("/keys/{id}/rotate");
+    assert_eq!(api.put(&rotate, &key).status, 200);
+    seen.push(send("GET", "/webhooks", &[], &old, ""));
+    seen
+}
+
+/// No legal choice is a no-op: each changes at least one answer of the
+/// probe, so the harness's legal mutation test runs against something
+/// other than the mock's own reading.
+#[test]
+fn every_legal_choice_changes_an_answer() {
+    let start = |legal: Option<Legal>| {
+        let config = MockConfig::new().batches(30);
+        Api::start(match legal {
+            Some(l) => config.legal(l),
+            None => config,
+        })
+    };
+    let faithful = probe(&start(None));
+    let again = probe(&start(None));
+    let moved: Vec<_> = again
+        .iter()
+        .zip(&faithful)
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert!(
+        moved.is_empty(),
+        "the probe is not deterministic: {moved:#?}"
+    );
+    for legal in Legal::ALL {
+        let seen = probe(&start(Some(*legal)));
+        assert!(
+            seen.iter().zip(&faithful).any(|(a, b)| a != b),
+            "{legal}: no answer of the probe changed"
+        );
+    }
 }

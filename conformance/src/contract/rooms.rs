@@ -1,0 +1,335 @@
+//! The legal room: every place where API.md (or WIRE.md, where it says
+//! both readings honour API.md) leaves a server a choice, with the text
+//! that leaves it open, the readings a server may take, and how the
+//! harness judges without assuming one of them.
+//!
+//! A value the mock sends is one legal reading, never the contract: each
+//! room is exercised by a legal choice of the mock (`aggpay-mock --legal`,
+//! whose `room()` names the room here) that the legal mutation test shows
+//! passing, or says why no choice can exercise it.
+
+/// A place where API.md leaves the server a choice.
+#[derive(Debug, Clone, Copy)]
+pub struct Room {
+    /// Its name (the mock's legal choices name it).
+    pub name: &'static str,
+    /// The text that leaves it open, quoted.
+    pub text: &'static str,
+    /// The legal readings; the first is the mock's own.
+    pub readings: &'static [&'static str],
+    /// How the harness judges without assuming a reading.
+    pub judged: &'static str,
+    /// Why no legal choice of the mock exercises it, where none does.
+    pub unexercised: Option<&'static str>,
+}
+
+const fn room(
+    name: &'static str,
+    text: &'static str,
+    readings: &'static [&'static str],
+    judged: &'static str,
+) -> Room {
+    Room {
+        name,
+        text,
+        readings,
+        judged,
+        unexercised: None,
+    }
+}
+
+const fn unexercised(
+    name: &'static str,
+    text: &'static str,
+    readings: &'static [&'static str],
+    judged: &'static str,
+    why: &'static str,
+) -> Room {
+    Room {
+        name,
+        text,
+        readings,
+        judged,
+        unexercised: Some(why),
+    }
+}
+
+/// Every room, in API.md's order.
+pub const ROOMS: &[Room] = &[
+    room(
+        "timestamp-fraction",
+        "Typing rule 4: \"they carry seconds precision, and some carry fractional seconds\"",
+        &[
+            "fractions where the server has them",
+            "a fraction of any 1 to 9 digits on any timestamp",
+        ],
+        "timestamps are read as instants: a fraction of 1 to 9 digits is accepted anywhere, and equal instants compare equal however written",
+    ),
+    room(
+        "timestamp-utc",
+        "Typing rule 4: \"Timestamps are RFC 3339 UTC strings\"",
+        &["`Z`", "`+00:00` (RFC 3339 5.6 names UTC both ways)"],
+        "either spelling of UTC is a timestamp; any other offset is not UTC and fails",
+    ),
+    unexercised(
+        "key-shape",
+        "Typing rule 2: \"Access-key records appear in two shapes\"",
+        &["both shapes in one list", "every key in one shape"],
+        "each key is judged against either shape, never against its neighbour's",
+        "the mock's own key list already mixes both shapes, so every run meets both readings",
+    ),
+    room(
+        "undefined-fields",
+        "Resources and their fields: the tables list the fields a record carries, and say nothing of others",
+        &[
+            "only the listed fields",
+            "more fields, holding anything, changing at any time",
+        ],
+        "records are compared only on the fields API.md defines; an extra field is never a failure",
+    ),
+    room(
+        "open-values",
+        "Transaction: \"Allowed values of transaction_type, payment_type and status beyond those listed: not shown.\" (and the same for refunds, account info and aliases)",
+        &["the listed values", "any other value"],
+        "enumerations are open: a value beyond those listed is kept, never a failure; the values API.md fixes (batch status names, QR type, rail merchant status) stay closed",
+    ),
+    room(
+        "export-status",
+        "Report export status: \"Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null). Other values and transitions: not shown.\"",
+        &[
+            "REPORT_STATUS_SEEDED, attempts 1, finished_at null",
+            "any REPORT_STATUS_* name and attempts",
+        ],
+        "`exports.seeded` requires only the field table (a REPORT_STATUS_* name, started_at a timestamp, finished_at null or not before it); the observed state is the observation `wire.export-seeded`",
+    ),
+    room(
+        "title-details",
+        "AccountInfo: account_title is \"filled when title details are requested and available; may be empty\"",
+        &["the title when asked", "empty, when not available"],
+        "no rule requires a title to be filled: an empty one passes",
+    ),
+    unexercised(
+        "version-meaning",
+        "Versioning 4: \"Meaning of the `version` field on resources (report exports, batches, bank accounts): not shown.\"",
+        &["any value of its type, changing at any time"],
+        "only its type is judged",
+        "no rule reads a version beyond its type, so no reading of it can change a verdict",
+    ),
+    room(
+        "whitespace",
+        "Conventions 2: \"Requests and responses are JSON.\"",
+        &["compact JSON", "whitespace between any tokens"],
+        "bodies are parsed, never compared as bytes",
+    ),
+    room(
+        "field-order",
+        "Conventions 2: \"Requests and responses are JSON.\" (RFC 8259: an object is an unordered collection)",
+        &["any order of fields"],
+        "fields are read by name, never by position",
+    ),
+    room(
+        "media-type",
+        "Conventions 2: \"Requests and responses are JSON.\"",
+        &[
+            "`application/json`",
+            "`application/json` with parameters such as `charset=utf-8`",
+        ],
+        "only the observation `wire.content-type-json` reads it, and it takes any media type that begins `application/json`, parameters included",
+    ),
+    room(
+        "other-headers",
+        "Conventions 4: \"Responses carry the headers Content-Length and Date.\"",
+        &[
+            "those two and the framing headers",
+            "any other headers beside them",
+        ],
+        "Content-Length and Date are required; other headers are not read",
+    ),
+    unexercised(
+        "compression",
+        "Conventions 4: \"Responses carry the headers Content-Length and Date.\" (content coding is not shown)",
+        &[
+            "identity",
+            "a content coding the client asked for with Accept-Encoding",
+        ],
+        "the harness never sends Accept-Encoding, so a server must answer it in identity coding (RFC 9110 12.5.3)",
+        "a server may compress only when asked, and the harness never asks: no choice can change what it sees",
+    ),
+    room(
+        "connection-reuse",
+        "Conventions: connection reuse is not shown",
+        &["keep-alive", "Connection: close on any answer"],
+        "a closed connection is reopened for the next request; only a connection closed before the answer is complete is a transport fault",
+    ),
+    room(
+        "count-meaning",
+        "Conventions 5: \"List operations return their records under a named key of `data` together with a `count`.\"",
+        &[
+            "the rows matching the filters in the whole list",
+            "the rows of the page",
+        ],
+        "`offset.count` accepts any meaning that holds on every page of the list (it must be one meaning across pages)",
+    ),
+    room(
+        "success-status",
+        "Conventions 7: \"Success status code is stated only for the payment-charges operation (200)\"",
+        &[
+            "200",
+            "201 (a created export)",
+            "202 (an asynchronous export)",
+            "any 2xx",
+        ],
+        "any 2xx is a success, except the charges, which must be 200 (`status.charges-200`); 200 elsewhere is the observation `wire.success-200`",
+    ),
+    room(
+        "page-default",
+        "Access keys, Merchants, QR codes, Refunds, Webhooks: the default page size is not shown (WIRE.md: \"reference default 10\" is the reference's)",
+        &["10", "any other default"],
+        "page sizes are learned from the server's answers: a list is read to its end by its own pagination before it is judged whole",
+    ),
+    room(
+        "page-max",
+        "Limits: \"Maximum page size of the merchant, rail-merchant, QR, refund and webhook lists: not shown.\"",
+        &["100", "any smaller maximum, the page clamped to it"],
+        "a page shorter than the limit asked is not taken for the end of the list; pages are read until an empty one",
+    ),
+    room(
+        "limit-above-max",
+        "WIRE.md Cursor pagination: \"above 100 the mock clamps to 100 (a server may instead answer 400: both honour API.md)\"",
+        &["clamped to the maximum", "400 error.bad_request"],
+        "a limit above the maximum passes either way; a page longer than the maximum fails",
+    ),
+    room(
+        "limit-zero",
+        "Access keys: page size \"0 to 100\" (\"0 means the default\" is shown only for the cursor lists)",
+        &["the default page", "an empty page"],
+        "`offset.limit` takes for limit 0 any number of the list's first rows, or a 400; the cursor lists' 0 is their default, as API.md says",
+    ),
+    room(
+        "bad-values",
+        "Errors: \"Which parameter values cause error.bad_request: not shown.\"",
+        &[
+            "400 error.bad_request",
+            "the value ignored (the default used)",
+        ],
+        "a bad value passes with a 400 in the documented shape or a success; a 5xx, a hang or a success that is wrong fails; a negative limit's 400 is the observation `wire.limit-validation`",
+    ),
+    room(
+        "name-matching",
+        "Access keys: \"comma-separated list of name fragments\"; Merchants: \"comma-separated list of names\" (whether case counts, and whether a name is whole or a fragment, is not shown)",
+        &[
+            "fragments without case",
+            "fragments with case",
+            "whole names only (merchant names)",
+        ],
+        "a filter's answer is judged against every reading the text allows: it passes when it is the answer of one of them",
+    ),
+    room(
+        "offset-order",
+        "Access keys, Merchants, QR codes, Webhooks: the order of these lists is not shown",
+        &["the server's own order, the same on every request"],
+        "pages are judged against the server's own order, learned from the list read whole",
+    ),
+    unexercised(
+        "sort-key",
+        "Refunds: \"sort direction | ASC or DESC\" (the key it sorts on is not shown)",
+        &["any key, ASC the reverse of DESC"],
+        "`offset.direction` requires ASC to be the reverse of DESC, rows equal on created_at in any order",
+        "the mock's refunds never share a created_at, so no tie can be reordered",
+    ),
+    room(
+        "cursor-end",
+        "Settlements: cursor lists \"return next_cursor\" (the end of a list is not shown); WIRE.md: a client stops at a short page, an empty page, \"\" or \"0\"",
+        &["the last row's id", "\"\"", "\"0\""],
+        "every end WIRE.md lists ends the list; a next_cursor already seen is a failure",
+    ),
+    room(
+        "export-required",
+        "Settlements: \"Which of settlement_batch_id and kind are required: not shown.\"",
+        &["both required (400 without)", "a default for either"],
+        "a request without them is judged only by the observation `wire.export-validation`",
+    ),
+    unexercised(
+        "payout-shape",
+        "Transaction: \"Element shape of `settlement_transactions` (settlement payouts): not shown.\"",
+        &["WIRE.md's reference element", "any other object"],
+        "no required rule reads a payout's fields; `wire.payout-shape` observes the reference element",
+        "no required rule depends on a payout's shape; a choice would only move the observation",
+    ),
+    room(
+        "error-words",
+        "Authentication 2: \"a message saying that a partner access key is required in the request header\"; Errors: 400 \"invalid request parameters (message says so)\"",
+        &["the reference's words", "other words saying the same"],
+        "messages are judged on the phrases API.md gives them (\"access key\" and \"required\"; \"invalid\"), anywhere in any words and any case",
+    ),
+    room(
+        "error-fields",
+        "Errors: \"Envelope form: { api_version (string), error: { code (string), message (string) } }\"; \"Bare form: { code (string), message (string) }\"",
+        &["those fields only", "more fields beside them"],
+        "the listed fields are required; others are not read",
+    ),
+    room(
+        "foreign-aggregator",
+        "Authentication 4: \"Whether the key must belong to the aggregator named in the path: not shown.\"",
+        &["401", "404 error.not_found"],
+        "an aggregator that is not the key's may be refused with 401 or 404, never answered with another aggregator's data",
+    ),
+    room(
+        "old-secret",
+        "Authentication 5: \"Key scopes, expiry, and the treatment of an inactive key (is_active false): not shown.\" (rotation returns the new secret and says nothing of the old)",
+        &["refused at once", "accepted for a while"],
+        "the new secret must work at once; the old one's refusal is the observation `wire.rotation-revokes-old`",
+    ),
+    room(
+        "inactive-key",
+        "Authentication 5: \"Key scopes, expiry, and the treatment of an inactive key (is_active false): not shown.\"",
+        &["refused", "accepted"],
+        "an inactive key is never used to judge refusal",
+    ),
+    unexercised(
+        "rate-limits",
+        "Limits: \"Rate limits: not shown.\"",
+        &["none", "429 with Retry-After, at any time"],
+        "a 429 or 503 is waited out and retried with a bound; it is evidence only when it never ends",
+        "exercised by the mock's chaos (`--chaos`), not by a legal choice: the transient tests show a server answering 429 and 5xx at random passes",
+    ),
+];
+
+/// The room named `name`.
+#[cfg(test)]
+fn room_named(name: &str) -> Option<&'static Room> {
+    ROOMS.iter().find(|r| r.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use aggpay_mock::Legal;
+
+    use super::*;
+
+    #[test]
+    fn every_room_is_exercised_or_says_why_not() {
+        let mut names = std::collections::HashSet::new();
+        for r in ROOMS {
+            assert!(names.insert(r.name), "{} twice", r.name);
+            assert!(!r.readings.is_empty() && !r.text.is_empty(), "{}", r.name);
+            let choices = Legal::ALL.iter().filter(|l| l.room() == r.name).count();
+            match r.unexercised {
+                None => assert!(
+                    choices > 0,
+                    "room {} has no legal choice of the mock",
+                    r.name
+                ),
+                Some(_) => assert_eq!(choices, 0, "room {} is exercised after all", r.name),
+            }
+        }
+        for l in Legal::ALL {
+            assert!(
+                room_named(l.room()).is_some(),
+                "legal choice {l} names no room: {}",
+                l.room()
+            );
+        }
+        assert!(Legal::ALL.len() >= 25, "{} legal choices", Legal::ALL.len());
+    }
+}
