@@ -83,22 +83,37 @@ fn matches(c: &Check<'_>) -> Outcome {
     judge.outcome()
 }
 
-/// The lookups by a value: the sample that holds a known value's answer,
-/// the request for another value, and the parameter that carries it.
-const LOOKUPS: &[(&str, &str, &[(&str, &str)], &str)] = &[
-    ("account-info", "/account-info", &[], "iban"),
-    (
-        "account-info-mobile",
-        "/account-info",
-        &[("alias_type", "MOBILE")],
-        "alias_value",
-    ),
-    (
-        "title-fetch",
-        "/title-fetch/alias",
-        &[("alias_type", "TILL_CODE"), ("with_title_fetch", "false")],
-        "alias_value",
-    ),
+/// A lookup by a value.
+struct Lookup {
+    /// The sample that holds a known value's answer.
+    sample: &'static str,
+    /// Its path.
+    path: &'static str,
+    /// The parameters beside the value.
+    fixed: &'static [(&'static str, &'static str)],
+    /// The parameter that carries the value.
+    param: &'static str,
+}
+
+const LOOKUPS: &[Lookup] = &[
+    Lookup {
+        sample: "account-info",
+        path: "/account-info",
+        fixed: &[],
+        param: "iban",
+    },
+    Lookup {
+        sample: "account-info-mobile",
+        path: "/account-info",
+        fixed: &[("alias_type", "MOBILE")],
+        param: "alias_value",
+    },
+    Lookup {
+        sample: "title-fetch",
+        path: "/title-fetch/alias",
+        fixed: &[("alias_type", "TILL_CODE"), ("with_title_fetch", "false")],
+        param: "alias_value",
+    },
 ];
 
 /// Values of a known value's shape that name no account: it with digits
@@ -112,7 +127,13 @@ fn unknown_values(known: &str) -> [String; 2] {
 
 fn looked_up(c: &Check<'_>) -> Outcome {
     let mut cases = Vec::new();
-    for (sample, path, fixed, param) in LOOKUPS {
+    for Lookup {
+        sample,
+        path,
+        fixed,
+        param,
+    } in LOOKUPS
+    {
         let Some(known) = c.ctx.samples(sample).find(|e| e.success()) else {
             continue;
         };
@@ -127,7 +148,7 @@ fn looked_up(c: &Check<'_>) -> Outcome {
         };
         for other in unknown_values(&value) {
             let mut request = Request::get(*path);
-            for (k, v) in *fixed {
+            for (k, v) in fixed.iter() {
                 request = request.q(k, v);
             }
             cases.push((known, value.clone(), request.q(param, &other), other));
