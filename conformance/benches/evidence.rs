@@ -398,11 +398,11 @@ fn run_harness(args: &aggpay_conformance::Args) -> (u8, Value, f64) {
 }
 
 /// The default run, every input given and writes allowed, against a
-/// mock 50 ms away: each answer is delayed by 50 ms, a nearby staging's
-/// round trip.
-fn conformance_remote_seconds() -> f64 {
+/// mock `ms` away: each answer is delayed by `ms` (50: a nearby staging's
+/// round trip; 200: one on another continent).
+fn conformance_remote_seconds(ms: u64) -> f64 {
     let server = MockServer::start(
-        MockConfig::new().latency(aggpay_mock::Latency::fixed(Duration::from_millis(50))),
+        MockConfig::new().latency(aggpay_mock::Latency::fixed(Duration::from_millis(ms))),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let (code, _, seconds) = run_harness(&remote_args(&server, 1));
@@ -583,7 +583,12 @@ fn main() {
     step(
         "conformance_remote_seconds",
         "<= 4 (50 ms round trip)",
-        &mut || conformance_remote_seconds(),
+        &mut || conformance_remote_seconds(50),
+    );
+    step(
+        "conformance_remote_200ms_seconds",
+        "<= 8 (200 ms round trip)",
+        &mut || conformance_remote_seconds(200),
     );
     let (mut unsure, mut retried) = (0.0, 0.0);
     step(

@@ -18,9 +18,39 @@ pub enum Format {
     Junit,
 }
 
-/// Requests in flight at once by default: enough to hide a remote
-/// staging's latency, few enough to be a polite client.
+/// Requests in flight at once by default, near the server: few enough to
+/// be a polite client.
 pub const DEFAULT_JOBS: u16 = 16;
+
+/// The most requests in flight the harness chooses by itself, for a far
+/// server.
+pub const MAX_AUTO_JOBS: u16 = 64;
+
+/// The round trip up to which [`DEFAULT_JOBS`] are kept in flight; beyond
+/// it, requests in flight grow with the round trip (up to
+/// [`MAX_AUTO_JOBS`]), so that the requests per second, which are what
+/// the server feels, stay those of a near run: more requests travel at
+/// once, none more is at the server at once.
+pub const NEAR_ROUND_TRIP: std::time::Duration = std::time::Duration::from_millis(40);
+
+/// The requests in flight for a server whose round trip was measured,
+/// when `--jobs` is not given.
+pub fn auto_jobs(round_trip: Option<std::time::Duration>) -> u16 {
+    let Some(rtt) = round_trip else {
+        return DEFAULT_JOBS;
+    };
+    let scaled = f64::from(DEFAULT_JOBS) * rtt.as_secs_f64() / NEAR_ROUND_TRIP.as_secs_f64();
+    // In range by the clamp: the cast cannot truncate.
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "clamped to 16..=64 first"
+    )]
+    let jobs = scaled
+        .ceil()
+        .clamp(f64::from(DEFAULT_JOBS), f64::from(MAX_AUTO_JOBS)) as u16;
+    jobs
+}
 
 /// Tells, with evidence, whether a server honours the aggregator settlement
 /// API. Name the server with --base-url (with --key-file or
@@ -96,9 +126,11 @@ pub struct Args {
     pub coverage: bool,
     /// Requests in flight at once, rules and the requests inside them
     /// together (1: one at a time). The report, the seed and the cases are
-    /// the same whatever it is.
-    #[arg(long, default_value_t = DEFAULT_JOBS, value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub jobs: u16,
+    /// the same whatever it is. Default: 16, or, for a far server, as many
+    /// as its round trip measured before the run needs to keep the request
+    /// rate of 16 at a 40 ms round trip (up to 64).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
     /// At most this many requests per second, all jobs together.
     #[arg(long, value_name = "REQ_PER_S", value_parser = aggpay_internal::cli::parse_rate)]
     pub rate_limit: Option<f64>,
@@ -152,5 +184,22 @@ impl Args {
     /// The run budget.
     pub fn max_duration(&self) -> Option<Duration> {
         self.max_duration.map(Duration::from_secs_f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_in_flight_grow_with_the_round_trip() {
+        let ms = |n| Some(Duration::from_millis(n));
+        assert_eq!(auto_jobs(None), DEFAULT_JOBS);
+        assert_eq!(auto_jobs(ms(1)), DEFAULT_JOBS);
+        assert_eq!(auto_jobs(ms(40)), DEFAULT_JOBS);
+        assert_eq!(auto_jobs(ms(50)), 20);
+        assert_eq!(auto_jobs(ms(100)), 40);
+        assert_eq!(auto_jobs(ms(200)), MAX_AUTO_JOBS);
+        assert_eq!(auto_jobs(Some(Duration::from_secs(30))), MAX_AUTO_JOBS);
     }
 }

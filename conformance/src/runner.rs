@@ -329,8 +329,8 @@ fn run_inner(
     let target_name = target.name();
     *named = Some(target_name.clone());
     let seed = args.seed.unwrap_or_else(random_seed);
-    let jobs = usize::from(args.jobs);
     let (http, header_case_only) = connect(args, &target, &rules, deadline)?;
+    let jobs = http.pool().jobs();
     if let Some(why) = &header_case_only {
         let _ = writeln!(stderr, "aggpay-conformance: {why}");
     }
@@ -409,6 +409,7 @@ fn connect(
     deadline: Option<Instant>,
 ) -> Result<(Http, Option<String>), Unusable> {
     let mut header_case_only = None;
+    let mut round_trip = None;
     if target.mock.is_none() {
         let left = deadline.map_or(PREFLIGHT_PATIENCE, |d| {
             d.saturating_duration_since(Instant::now())
@@ -423,7 +424,7 @@ fn connect(
             user_agent: USER_AGENT,
         });
         match checked {
-            Ok(()) => {}
+            Ok(checked) => round_trip = checked.round_trip,
             Err(p)
                 if p.cause == aggpay_internal::preflight::Cause::Key
                     && key_taken_as_spelled(args, target) =>
@@ -437,7 +438,10 @@ fn connect(
             Err(p) => return Err(Unusable(p.message)),
         }
     }
-    let jobs = usize::from(args.jobs);
+    let jobs = usize::from(
+        args.jobs
+            .unwrap_or_else(|| crate::cli::auto_jobs(round_trip)),
+    );
     let pool = Arc::new(Pool::new(jobs));
     let observers = rules.iter().filter_map(Rule::observer).collect();
     Http::new(

@@ -187,6 +187,7 @@ fn client(
                 patience: args.max_wait().min(PREFLIGHT_PATIENCE),
                 user_agent: concat!("aggpay-sync/", env!("CARGO_PKG_VERSION")),
             })
+            .map(|_| ())
             .map_err(|p| SyncError::Config(p.message))?;
             let builder = Client::builder(base, aggregator, Secret::new(key.expose()));
             (builder, None)
