@@ -52,6 +52,16 @@ pub fn auto_jobs(round_trip: Option<std::time::Duration>) -> u16 {
     jobs
 }
 
+/// What the harness does instead of a run.
+#[derive(Debug, Clone, clap::Subcommand)]
+#[non_exhaustive]
+pub enum Command {
+    /// Print the contract as an OpenAPI 3.1 document (JSON), generated
+    /// from the harness's contract table (openapi.json in the repository
+    /// is its output), and exit.
+    Openapi,
+}
+
 /// Tells, with evidence, whether a server honours the aggregator settlement
 /// API. Name the server with --base-url (with --key-file or
 /// AGGPAY_SECRET_KEY, and --aggregator), or run against the built-in mock
@@ -68,6 +78,10 @@ pub fn auto_jobs(round_trip: Option<std::time::Duration>) -> u16 {
 #[derive(Debug, Clone, Parser)]
 #[command(name = "aggpay-conformance", version, about, long_about)]
 pub struct Args {
+    /// Something else than a run.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// The server judged and its credentials.
     #[command(flatten)]
     pub server: ServerArgs,

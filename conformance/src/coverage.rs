@@ -425,25 +425,7 @@ fn resource(out: &mut String, name: &str, fields: &[Field]) {
 
 /// Every resource table, once, named by the operations that answer it.
 fn resources(out: &mut String) {
-    use crate::contract::resources as r;
-    let tables: &[(&str, &[Field])] = &[
-        ("PaymentCharges", r::CHARGES),
-        ("ReportExport", r::REPORT_EXPORT),
-        ("SettlementBatch", r::BATCH),
-        ("Transaction", r::TRANSACTION),
-        ("AggregatorMerchant", r::MERCHANT),
-        ("RailMerchant", r::RAIL_MERCHANT),
-        ("QRCode", r::QR_CODE),
-        ("Refund", r::REFUND),
-        ("AccountInfo", r::ACCOUNT_INFO),
-        ("Alias", r::ALIAS),
-        ("Aggregator", r::AGGREGATOR),
-        ("BankAccount", r::BANK_ACCOUNT),
-        ("AccessKey", r::ACCESS_KEY),
-        ("LedgerAccount", r::LEDGER),
-        ("WebhookEndpoint", r::WEBHOOK),
-    ];
-    for (name, fields) in tables {
+    for (name, fields) in crate::contract::resources::TABLES {
         resource(out, name, fields);
     }
 }

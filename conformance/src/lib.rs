@@ -13,12 +13,14 @@ mod coverage;
 mod ctx;
 mod http;
 mod model;
+mod openapi;
 mod pool;
 mod report;
 mod rules;
 mod runner;
 mod sampling;
 
-pub use cli::{Args, Format};
+pub use cli::{Args, Command, Format};
+pub use openapi::document as openapi_document;
 pub use rules::{Level, Rule, catalogue};
 pub use runner::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_refused, run};

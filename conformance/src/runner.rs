@@ -312,6 +312,12 @@ fn run_inner(
         list_rules(stdout).map_err(|e| Unusable(format!("failed to write: {e}")))?;
         return Ok(EXIT_OK);
     }
+    if let Some(crate::cli::Command::Openapi) = &args.command {
+        stdout
+            .write_all(crate::openapi::render().as_bytes())
+            .map_err(|e| Unusable(format!("failed to write: {e}")))?;
+        return Ok(EXIT_OK);
+    }
     if args.coverage {
         stdout
             .write_all(crate::coverage::markdown(&catalogue()).as_bytes())

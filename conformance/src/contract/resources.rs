@@ -452,6 +452,26 @@ pub const WEBHOOK_LIST: &[Field] = &[
     f("count", Kind::Count(true)),
 ];
 
+/// Every resource table of API.md, by its name there (the schemas of
+/// the OpenAPI document, the resource sections of COVERAGE.md).
+pub const TABLES: &[(&str, &[Field])] = &[
+    ("PaymentCharges", CHARGES),
+    ("ReportExport", REPORT_EXPORT),
+    ("SettlementBatch", BATCH),
+    ("Transaction", TRANSACTION),
+    ("AggregatorMerchant", MERCHANT),
+    ("RailMerchant", RAIL_MERCHANT),
+    ("QRCode", QR_CODE),
+    ("Refund", REFUND),
+    ("AccountInfo", ACCOUNT_INFO),
+    ("Alias", ALIAS),
+    ("Aggregator", AGGREGATOR),
+    ("BankAccount", BANK_ACCOUNT),
+    ("AccessKey", ACCESS_KEY),
+    ("LedgerAccount", LEDGER),
+    ("WebhookEndpoint", WEBHOOK),
+];
+
 /// Visits every field of `fields` in `value`, recursing into objects and
 /// arrays of objects; `path` names the place (`batches[2].token`).
 pub fn visit(

@@ -6,6 +6,7 @@ mod docs;
 mod hostile;
 mod legal;
 mod mutation;
+mod openapi;
 mod reports;
 mod runs;
 mod setup;

@@ -149,6 +149,7 @@ pub struct MockConfig {
     pub(crate) live: bool,
     pub(crate) live_every: Option<Duration>,
     pub(crate) tls: Option<TlsIdentity>,
+    pub(crate) journal: Option<usize>,
 }
 
 impl Default for MockConfig {
@@ -168,6 +169,7 @@ impl Default for MockConfig {
             live: false,
             live_every: None,
             tls: None,
+            journal: None,
         }
     }
 }
@@ -326,6 +328,14 @@ impl MockConfig {
     /// Serves HTTPS with this identity instead of HTTP.
     pub fn tls(mut self, identity: TlsIdentity) -> Self {
         self.tls = Some(identity);
+        self
+    }
+
+    /// Keeps the last `capacity` answers, each with its request's method
+    /// and target, for [`MockServer::journal`](crate::MockServer::journal):
+    /// what a client under test was told. Off by default.
+    pub fn journal(mut self, capacity: usize) -> Self {
+        self.journal = Some(capacity.max(1));
         self
     }
 }

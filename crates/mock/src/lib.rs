@@ -38,4 +38,5 @@ pub use config::{
 };
 pub use fault::{Fault, FaultLayer, UnknownFault};
 pub use legal::{Legal, UnknownLegal};
+pub use router::Served;
 pub use server::{Error, MockInfo, MockServer, MockWrites};

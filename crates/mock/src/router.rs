@@ -2,7 +2,9 @@
 //! method, key, aggregator, path id, query; then the handler of its
 //! resource family (`handlers`) and the body faults.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use aggpay_internal::rules;
 use serde_json::value::RawValue;
@@ -44,6 +46,46 @@ pub(crate) struct App {
     /// The batch rows of the fixed dataset, serialized once: the batch
     /// list is the hottest page of every client.
     pub(crate) batch_rows: Option<Vec<Box<RawValue>>>,
+    /// The last answers, with `MockConfig::journal`.
+    journal: Option<Mutex<Journal>>,
+}
+
+/// The last answers, up to a capacity.
+#[derive(Debug)]
+struct Journal {
+    capacity: usize,
+    served: VecDeque<Served>,
+}
+
+/// One answer of the mock, kept by [`MockConfig::journal`]: the request's
+/// method and target (path and query), and what was answered before the
+/// transport (chaos) had its say.
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Served {
+    /// The request's method.
+    pub method: String,
+    /// The request's path and query, as sent.
+    pub target: String,
+    /// The status answered.
+    pub status: u16,
+    /// The Content-Type answered.
+    pub content_type: String,
+    /// The body answered. It holds key secrets in clear where the API
+    /// returns them: `Debug` shows only its length.
+    pub body: Vec<u8>,
+}
+
+impl std::fmt::Debug for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Served")
+            .field("method", &self.method)
+            .field("target", &self.target)
+            .field("status", &self.status)
+            .field("content_type", &self.content_type)
+            .field("body", &format_args!("<{} bytes>", self.body.len()))
+            .finish()
+    }
 }
 
 /// Batches whose rows are serialized up front (about 300 bytes each).
@@ -68,7 +110,37 @@ impl App {
             batch_rows,
             data,
             state,
+            journal: config.journal.map(|capacity| {
+                Mutex::new(Journal {
+                    capacity,
+                    served: VecDeque::new(),
+                })
+            }),
         }
+    }
+
+    /// Keeps an answer in the journal, when there is one.
+    pub(crate) fn record(&self, method: &str, target: &str, reply: &Reply) {
+        let Some(journal) = &self.journal else { return };
+        let mut journal = journal.lock().unwrap_or_else(PoisonError::into_inner);
+        if journal.served.len() == journal.capacity {
+            journal.served.pop_front();
+        }
+        journal.served.push_back(Served {
+            method: method.to_owned(),
+            target: target.to_owned(),
+            status: reply.status,
+            content_type: reply.content_type.to_owned(),
+            body: reply.body.clone(),
+        });
+    }
+
+    /// The journal, oldest first.
+    pub(crate) fn journal(&self) -> Vec<Served> {
+        self.journal.as_ref().map_or_else(Vec::new, |j| {
+            let journal = j.lock().unwrap_or_else(PoisonError::into_inner);
+            journal.served.iter().cloned().collect()
+        })
     }
 
     /// The dataset as a request sees it now.

@@ -16,11 +16,17 @@ impl App {
         let enabled = q
             .boolean("enabled")?
             .filter(|_| !self.faults.has(Fault::MerchantsEnabledFilterIgnored));
+        // Every entry an am_ identifier: an empty one (`a,,b`) or one
+        // padded with spaces is malformed, not skipped.
         let ids = q
-            .list("merchant_identifiers")?
-            .into_iter()
-            .map(|s| AggregatorMerchantId::parse(s).map_err(|e| e.to_string()))
-            .collect::<Result<Vec<_>, _>>()?;
+            .one("merchant_identifiers")?
+            .map(|raw| {
+                raw.split(',')
+                    .map(|s| AggregatorMerchantId::parse(s).map_err(|e| e.to_string()))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?
+            .unwrap_or_default();
         let ids = if self.faults.has(Fault::MerchantIdsFirstOnly) {
             ids.into_iter().take(1).collect()
         } else {

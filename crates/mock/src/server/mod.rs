@@ -226,6 +226,12 @@ impl MockServer {
         }
     }
 
+    /// The answers kept by [`MockConfig::journal`], oldest first (empty
+    /// without it).
+    pub fn journal(&self) -> Vec<crate::Served> {
+        self.app.journal()
+    }
+
     /// Sample inputs for every operation.
     pub fn info(&self) -> MockInfo {
         let d = &self.app.data;

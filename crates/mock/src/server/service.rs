@@ -50,8 +50,9 @@ pub(super) async fn answer(
         .path_and_query()
         .map_or_else(|| parts.uri.path().to_owned(), |p| p.as_str().to_owned());
     if let Some(reply) = app.control(parts.method.as_str(), &target) {
-        return Ok(respond(&app, reply, Delivery::default(), &conn, busy));
+        return Ok(respond(&app, reply, Delivery::default(), &conn, busy, None));
     }
+    let method = parts.method.as_str().to_owned();
     let (reply, delivery) = match admit(&app, &parts, framing, limits).await {
         Err(refused) => refused,
         Ok(mut delivery) => match read_body(body, limits).await {
@@ -65,7 +66,14 @@ pub(super) async fn answer(
             ),
         },
     };
-    Ok(respond(&app, reply, delivery, &conn, busy))
+    Ok(respond(
+        &app,
+        reply,
+        delivery,
+        &conn,
+        busy,
+        Some((&method, &target)),
+    ))
 }
 
 /// Before the body is read: the latency, the chaos, the framing and the
@@ -173,6 +181,7 @@ fn respond(
     delivery: Delivery,
     conn: &Arc<ConnState>,
     busy: Busy,
+    request: Option<(&str, &str)>,
 ) -> Response<MockBody> {
     let faults = &app.faults;
     let success = (200..300).contains(&reply.status);
@@ -185,6 +194,9 @@ fn respond(
     }
     if success && faults.has(Fault::Success201) && reply.status == 200 {
         reply.status = 201;
+    }
+    if let Some((method, target)) = request {
+        app.record(method, target, &reply);
     }
     let body = match delivery.mishap {
         Some(Mishap::Reset) => MockBody::cut(reply.body, Some(conn.clone()), Some(busy)),

@@ -7,6 +7,7 @@ mod chaos;
 mod cli;
 mod cursor;
 mod errors;
+mod journal;
 mod legal;
 mod live;
 mod offset;

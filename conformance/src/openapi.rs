@@ -1,0 +1,739 @@
+//! The contract table as an OpenAPI 3.1 document: the 17 operations with
+//! their path ids and query parameters, request and response bodies as
+//! JSON Schema 2020-12, the error conditions, the key header as a security
+//! scheme, and the legal room where JSON Schema can say it. Every
+//! operation and resource quotes the line of API.md it rests on, read from
+//! the copy of the specification in `spec/` (so a quote is verbatim by
+//! construction). `aggpay-conformance openapi` prints it; `openapi.json`
+//! at the top of the repository is that output, and a test keeps the two
+//! equal.
+//!
+//! Where the document draws a line it is one the contract draws, and the
+//! mock keeps: a bound a legal server may clamp instead of refusing (a
+//! page size above 100) is described, not declared as `maximum`; a value
+//! the mock refuses as malformed (an identifier without its prefix, a
+//! batch token not 39 characters long, a negative page size) is declared
+//! malformed; a value the mock takes and merely matches nothing with (a
+//! refund filter) is a plain string.
+
+use serde_json::{Map, Value, json};
+
+use crate::contract::resources::{self as r, Field, Kind};
+use crate::contract::{
+    ERRORS, Effect, Form, Many, Matching, Message, OPS, Op, Param, ROOMS, Role, Success,
+};
+
+/// The specification the document quotes.
+const API_MD: &str = include_str!("../../spec/API.md");
+
+/// The characters an identifier may hold after its prefix (URL-unreserved,
+/// as the tools' identifier types take them).
+const ID_TAIL: &str = "[A-Za-z0-9._~-]";
+
+/// `^prefix` and the identifier characters after it; `ak_` never
+/// `ak_tok_` (a prefix of its own).
+fn id_pattern(prefix: &str) -> String {
+    match prefix {
+        "sb_" => format!("^sb_{ID_TAIL}{{36}}$"),
+        "ak_" => format!("^ak_(?!tok_){ID_TAIL}+$"),
+        p => format!("^{p}{ID_TAIL}+$"),
+    }
+}
+
+const NUMERIC: &str = "^(0|[1-9][0-9]*)$";
+const PAISA: &str = "^(0|-?[1-9][0-9]*)$";
+/// RFC 3339 in UTC: `Z` or `+00:00` (room `timestamp-utc`), a fraction of
+/// 1 to 9 digits or none (room `timestamp-fraction`).
+const UTC: &str =
+    "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|\\+00:00)$";
+
+fn with_description(mut schema: Value, description: Option<String>) -> Value {
+    if let (Some(d), Value::Object(map)) = (description, &mut schema) {
+        map.insert("description".to_owned(), Value::from(d));
+    }
+    schema
+}
+
+/// The schema of a named resource table, by reference, or `None`.
+fn named(fields: &[Field]) -> Option<&'static str> {
+    r::TABLES
+        .iter()
+        .find(|(_, f)| std::ptr::eq(*f, fields))
+        .map(|(name, _)| *name)
+}
+
+fn reference(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+fn kind_schema(kind: Kind) -> Value {
+    match kind {
+        Kind::Str => json!({ "type": "string" }),
+        Kind::Bool => json!({ "type": "boolean" }),
+        Kind::Int => json!({ "type": "integer" }),
+        Kind::Obj(fields) => named(fields).map_or_else(|| object(fields, None), reference),
+        Kind::AnyObj => json!({ "type": "object" }),
+        Kind::Arr([]) => json!({
+            "type": "array",
+            "description": "Element shape not shown by API.md: any objects.",
+            "items": { "type": "object" }
+        }),
+        Kind::Arr(fields) => json!({
+            "type": "array",
+            "items": named(fields).map_or_else(|| object(fields, None), reference)
+        }),
+        Kind::Numeric | Kind::NumStr => json!({ "type": "string", "pattern": NUMERIC }),
+        Kind::Prefix(p) => json!({ "type": "string", "pattern": id_pattern(p) }),
+        Kind::PrefixOrEmpty(p) => json!({
+            "anyOf": [
+                { "const": "" },
+                { "type": "string", "pattern": id_pattern(p) }
+            ]
+        }),
+        Kind::Batch => json!({ "type": "string", "pattern": id_pattern("sb_") }),
+        Kind::Amount => json!({
+            "type": "string",
+            "pattern": PAISA,
+            "description": "An amount in paisa: a decimal integer string."
+        }),
+        Kind::Currency => json!({ "type": "string", "pattern": "^[A-Z]{3}$" }),
+        Kind::Ts => json!({ "type": "string", "format": "date-time", "pattern": UTC }),
+        Kind::NullTs => json!({
+            "anyOf": [
+                { "type": "string", "format": "date-time", "pattern": UTC },
+                { "type": "null" }
+            ]
+        }),
+        Kind::Date => json!({
+            "type": "string",
+            "format": "date",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+        }),
+        Kind::StrOrNull => json!({ "type": ["string", "null"] }),
+        Kind::EventJson => json!({
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": { "type": "array", "items": { "type": "string" } }
+        }),
+        // The access key's two shapes are a rule of the whole record.
+        Kind::KeyPart => json!({ "type": "string" }),
+        Kind::Count(true) => json!({ "type": "string", "pattern": NUMERIC }),
+        Kind::Count(false) => json!({ "type": "integer", "minimum": 0 }),
+        Kind::OneOf(values) => json!({ "type": "string", "enum": values }),
+        Kind::Named(prefix) => json!({
+            "type": "string",
+            "pattern": format!("^{prefix}"),
+            "description": format!("A {prefix}* name; values beyond those listed are not shown by API.md.")
+        }),
+    }
+}
+
+/// An object schema with every field required; other fields are allowed
+/// (room `undefined-fields`). `resource` names the API.md table whose rows
+/// describe the fields.
+fn object(fields: &[Field], resource: Option<&str>) -> Value {
+    let notes = resource.map(table_notes).unwrap_or_default();
+    let properties: Map<String, Value> = fields
+        .iter()
+        .map(|f| {
+            let note = notes
+                .iter()
+                .find(|(name, _)| name == f.name)
+                .map(|(_, note)| note.clone())
+                .filter(|n| !n.is_empty());
+            (
+                f.name.to_owned(),
+                with_description(kind_schema(f.kind), note),
+            )
+        })
+        .collect();
+    let required: Vec<&str> = fields.iter().map(|f| f.name).collect();
+    let mut schema = json!({
+        "type": "object",
+        "required": required,
+        "properties": properties,
+    });
+    if fields.iter().any(|f| f.kind == Kind::KeyPart) {
+        schema["oneOf"] = json!([
+            {
+                "properties": {
+                    "id": { "pattern": NUMERIC },
+                    "token": { "pattern": id_pattern("ak_") }
+                }
+            },
+            {
+                "properties": {
+                    "id": { "pattern": id_pattern("ak_") },
+                    "token": { "pattern": id_pattern("ak_tok_") }
+                }
+            }
+        ]);
+    }
+    schema
+}
+
+/// The rows of API.md's table for `resource`: each field name and the
+/// notes (or meaning) the row gives it, verbatim.
+fn table_notes(resource: &str) -> Vec<(String, String)> {
+    let Some(start) = API_MD.find(&format!("\n### {resource} ")) else {
+        return Vec::new();
+    };
+    let section = &API_MD[start + 1..];
+    let end = section[4..].find("\n### ").map_or(section.len(), |e| e + 4);
+    let mut rows = Vec::new();
+    for line in section[..end].lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        if cells.len() < 3 || cells[0] == "Field" || cells[0].starts_with("---") {
+            continue;
+        }
+        for name in cells[0].split(", ") {
+            rows.push((name.to_owned(), cells[2].to_owned()));
+        }
+    }
+    rows
+}
+
+/// The line of API.md that states `op`, verbatim.
+fn op_line(op: &Op) -> &'static str {
+    let head = format!(
+        "**{} /v1/aggregators/{{aggregator-id}}{}**",
+        op.method, op.path
+    );
+    API_MD
+        .lines()
+        .find(|l| l.starts_with(&head))
+        .unwrap_or_else(|| unreachable!("API.md states every operation: {head}"))
+}
+
+/// The heading of API.md's section for a resource.
+fn resource_heading(name: &str) -> Option<&'static str> {
+    API_MD
+        .lines()
+        .find(|l| l.starts_with(&format!("### {name} ")) || *l == format!("### {name}"))
+        .or_else(|| API_MD.lines().find(|l| l.starts_with(&format!("{name}: "))))
+}
+
+/// A query parameter.
+fn query_param(p: &Param) -> Value {
+    use crate::contract::Value as V;
+    let (schema, description): (Value, String) = match (p.role, p.value) {
+        (Role::Limit { default, max, zero_is_default }, _) => {
+            let mut words = String::from("Page size.");
+            if let Some(d) = default {
+                words.push_str(&format!(" Default {d}."));
+            } else {
+                words.push_str(" Default not shown by API.md.");
+            }
+            if zero_is_default {
+                words.push_str(" 0 means the default.");
+            }
+            match max {
+                Some(m) => words.push_str(&format!(
+                    " At most {m} rows a page: a larger value is clamped to {m} or refused with 400 (both honour API.md), so it is not declared a maximum."
+                )),
+                None => words.push_str(
+                    " Largest page not shown by API.md: a server may serve fewer rows than asked.",
+                ),
+            }
+            (json!({ "type": "integer", "minimum": 0 }), words)
+        }
+        (Role::Offset, _) => (
+            json!({ "type": "integer", "minimum": 0 }),
+            "Rows skipped before the page.".to_owned(),
+        ),
+        (Role::Cursor, _) => (
+            json!({ "type": "integer", "minimum": 0, "maximum": u64::MAX }),
+            "The previous page's next_cursor; omit or 0 for the first page.".to_owned(),
+        ),
+        (Role::Direction, _) => (
+            json!({ "type": "string", "examples": ["ASC", "DESC"] }),
+            "ASC or DESC, uppercase only; any other value (lowercase, empty) sorts DESC, so every string is valid.".to_owned(),
+        ),
+        (Role::Filter(f), value) => filter_param(f, value),
+        (Role::Part { field, default }, V::Choice(values)) => (
+            json!({ "type": "string", "enum": values, "default": default }),
+            format!("Which part of the list, by `{field}`; {default} when omitted."),
+        ),
+        (Role::RowKind, _) => (
+            json!({ "type": "boolean", "default": false }),
+            "When true, settlement payouts are returned in settlement_transactions instead of the transactions.".to_owned(),
+        ),
+        (Role::Lookup(_), _) => (
+            json!({ "type": "string", "minLength": 1 }),
+            "The value looked up.".to_owned(),
+        ),
+        (_, V::Choice(values)) => (
+            json!({ "type": "string", "enum": values }),
+            "One of the values API.md lists.".to_owned(),
+        ),
+        (_, V::Bool) => (
+            json!({ "type": "boolean" }),
+            "When true, account title details are included.".to_owned(),
+        ),
+        _ => (json!({ "type": "string" }), String::new()),
+    };
+    let mut param = json!({
+        "name": p.wire,
+        "in": "query",
+        "required": false,
+        "schema": schema,
+        "description": description,
+    });
+    if let Role::Filter(f) = p.role {
+        match f.many {
+            Many::Comma if param["schema"]["type"] == "array" => {
+                param["style"] = json!("form");
+                param["explode"] = json!(false);
+            }
+            Many::Repeated => {
+                param["style"] = json!("form");
+                param["explode"] = json!(true);
+            }
+            Many::Comma | Many::One => {}
+        }
+    }
+    if p.named == crate::contract::Named::Wire {
+        param["x-name-from"] = json!("WIRE.md (API.md gives only its purpose)");
+    }
+    param
+}
+
+/// A filter's schema and description.
+fn filter_param(f: crate::contract::Filter, value: crate::contract::Value) -> (Value, String) {
+    use crate::contract::Value as V;
+    let item = match value {
+        V::Int | V::Unix => json!({
+            "type": "integer",
+            "minimum": i64::MIN,
+            "maximum": i64::MAX
+        }),
+        V::Bool => json!({ "type": "boolean" }),
+        V::Choice(values) if matches!(f.matching, Matching::Code(_)) => {
+            let codes: Vec<i64> = values.iter().filter_map(|v| v.parse().ok()).collect();
+            json!({ "type": "integer", "enum": codes })
+        }
+        V::Choice(values) => json!({ "type": "string", "enum": values }),
+        // A refund filter's value is matched, never refused: a malformed
+        // one keeps no rows.
+        V::Token(_) if f.many == Many::Repeated => json!({ "type": "string" }),
+        V::Token(prefix) => json!({ "type": "string", "pattern": id_pattern(prefix) }),
+        V::BatchToken => json!({ "type": "string", "pattern": id_pattern("sb_") }),
+        V::Text => json!({ "type": "string" }),
+    };
+    let matching = match f.matching {
+        Matching::Exact => format!("`{}` equals the value", f.field),
+        Matching::Fragment => format!(
+            "the value is a fragment of `{}` (whether case counts is not shown)",
+            f.field
+        ),
+        Matching::Name => format!(
+            "the value names `{}` (whole or as a fragment, with or without case: not shown)",
+            f.field
+        ),
+        Matching::Bool => format!("`{}` is the value", f.field),
+        Matching::Code(names) => format!(
+            "`{}` is the name of the code: {}",
+            f.field,
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| format!("{i} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Matching::OnOrAfter => format!("`{}` is on or after the value (UNIX seconds)", f.field),
+        Matching::OnOrBefore => format!("`{}` is on or before the value (UNIX seconds)", f.field),
+    };
+    match f.many {
+        Many::One => (item, format!("Keeps the rows where {matching}.")),
+        // Identifiers are refused when malformed, one by one; names are
+        // text, whose list is the text itself (empty entries ignored).
+        Many::Comma if item.get("pattern").is_some() => (
+            json!({ "type": "array", "minItems": 1, "items": item }),
+            format!("Keeps the rows where {matching}, for any of several comma-separated values."),
+        ),
+        Many::Comma => (
+            item,
+            format!(
+                "Keeps the rows where {matching}, for any of several comma-separated values (a comma-separated list)."
+            ),
+        ),
+        Many::Repeated => (
+            json!({ "type": "array", "minItems": 1, "items": item }),
+            format!(
+                "Keeps the rows where {matching}, for any of the values (the parameter repeated)."
+            ),
+        ),
+    }
+}
+
+/// The account-info lookup: the IBAN, or the alias pair (both or
+/// neither), as one object of query parameters (`form`, exploded: each
+/// property is a parameter of its own on the wire), since OpenAPI can say
+/// "one of two sets of parameters" only of an object's properties.
+fn account_info_parameters(parameters: Vec<Value>) -> Vec<Value> {
+    const LOOKUP: [&str; 3] = ["iban", "alias_type", "alias_value"];
+    let (lookup, mut rest): (Vec<Value>, Vec<Value>) = parameters
+        .into_iter()
+        .partition(|p| LOOKUP.iter().any(|n| p["name"] == *n));
+    let properties: Map<String, Value> = lookup
+        .iter()
+        .map(|p| {
+            let name = p["name"].as_str().unwrap_or_default().to_owned();
+            let mut schema = p["schema"].clone();
+            if name != "alias_type" {
+                schema["minLength"] = json!(1);
+            }
+            (
+                name,
+                with_description(schema, p["description"].as_str().map(str::to_owned)),
+            )
+        })
+        .collect();
+    rest.push(json!({
+        "name": "lookup",
+        "in": "query",
+        "required": true,
+        "style": "form",
+        "explode": true,
+        "description": "What is looked up, each property a query parameter of its own: the IBAN, or alias_type and alias_value together (API.md: IBAN \"optional when alias parameters are supplied\"; alias value \"must be provided when alias_type is supplied\"). With both, the alias is looked up.",
+        "schema": {
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": false,
+            "anyOf": [{ "required": ["iban"] }, { "required": ["alias_type", "alias_value"] }],
+            "dependentRequired": { "alias_type": ["alias_value"], "alias_value": ["alias_type"] }
+        }
+    }));
+    rest
+}
+
+/// A path parameter.
+fn path_param(name: &str, prefix: &str, description: &str) -> Value {
+    json!({
+        "name": name,
+        "in": "path",
+        "required": true,
+        "schema": { "type": "string", "pattern": id_pattern(prefix) },
+        "description": description,
+    })
+}
+
+/// The headers every response carries (Conventions 4).
+fn response_headers() -> Value {
+    json!({
+        "Content-Length": { "required": true, "schema": { "type": "string", "pattern": NUMERIC } },
+        "Date": { "required": true, "schema": { "type": "string" } }
+    })
+}
+
+/// A message pattern that holds `phrase`, in any case.
+fn any_case(phrase: &str) -> String {
+    phrase
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphabetic() {
+                format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase())
+            } else if c.is_ascii_alphanumeric() || c == ' ' {
+                c.to_string()
+            } else {
+                format!("\\{c}")
+            }
+        })
+        .collect()
+}
+
+/// The schema of an error answer of `status`, from the error table.
+fn error_schema(status: u16) -> Value {
+    let case = ERRORS
+        .iter()
+        .find(|e| e.status == status)
+        .unwrap_or_else(|| unreachable!("the error table holds {status}"));
+    let message = match case.message {
+        Message::Exactly(text) => json!({
+            "type": "string",
+            "pattern": format!("^\\s*{}\\.?\\s*$", any_case(text))
+        }),
+        Message::Says(phrases) => {
+            let ahead: String = phrases
+                .iter()
+                .map(|p| format!("(?=[\\s\\S]*{})", any_case(p)))
+                .collect();
+            json!({ "type": "string", "pattern": format!("^{ahead}") })
+        }
+        Message::Described => json!({ "type": "string", "minLength": 1 }),
+    };
+    let body = json!({
+        "type": "object",
+        "required": ["code", "message"],
+        "properties": { "code": { "const": case.code }, "message": message }
+    });
+    let schema = match case.form {
+        Form::Bare => body,
+        Form::Envelope => json!({
+            "type": "object",
+            "required": ["api_version", "error"],
+            "properties": { "api_version": { "type": "string" }, "error": body }
+        }),
+    };
+    with_description(
+        schema,
+        Some(format!(
+            "{} form, {}: {}",
+            case.form.as_str(),
+            case.code,
+            case.condition
+        )),
+    )
+}
+
+fn error_response(status: u16, why: &str) -> Value {
+    json!({
+        "description": why,
+        "headers": response_headers(),
+        "content": { "application/json": { "schema": error_schema(status) } }
+    })
+}
+
+fn operation(op: &Op) -> Value {
+    let mut parameters = vec![json!({ "$ref": "#/components/parameters/aggregator-id" })];
+    if let Some(id) = op.path_id {
+        let description = match id.exact_len {
+            Some(n) => format!(
+                "{}..., exactly {n} characters (API.md Path parameters).",
+                id.prefix
+            ),
+            None => format!("{}... (API.md Path parameters).", id.prefix),
+        };
+        parameters.push(path_param(id.name, id.prefix, &description));
+    }
+    for p in op.params {
+        parameters.push(query_param(p));
+    }
+    if op.id == crate::contract::OpId::AccountInfo {
+        parameters = account_info_parameters(parameters);
+    }
+    if op.id == crate::contract::OpId::TitleFetch
+        && let Some(value) = parameters.iter_mut().find(|p| p["name"] == "alias_value")
+    {
+        value["required"] = json!(true);
+        value["description"] = json!(
+            "The till code looked up (API.md: \"must be provided when alias_type is supplied\")."
+        );
+    }
+    let success_key = match op.success {
+        Success::Exactly200 => "200",
+        Success::Any2xx => "2XX",
+    };
+    let data = named(op.data).map_or_else(|| object(op.data, None), reference);
+    let mut responses = Map::new();
+    responses.insert(
+        success_key.to_owned(),
+        json!({
+            "description": match op.success {
+                Success::Exactly200 => "Success: 200, as API.md states for this operation (Conventions 7).",
+                Success::Any2xx => "Success: the status is not shown by API.md (Conventions 7), so any 2xx.",
+            },
+            "headers": response_headers(),
+            "content": { "application/json": { "schema": {
+                "type": "object",
+                "required": ["api_version", "data"],
+                "properties": { "api_version": { "const": "v1" }, "data": data }
+            } } }
+        }),
+    );
+    let mut statuses: Vec<(u16, &str)> = vec![(
+        401,
+        "The key header is missing or not accepted (Authentication 2).",
+    )];
+    if !op.params.is_empty() || op.path_id.is_some() || op.id == crate::contract::OpId::ReportExport
+    {
+        statuses.push((
+            400,
+            "Invalid request parameters. Which values cause it: not shown by API.md (Errors).",
+        ));
+    }
+    // The aggregator path id of the wrong shape.
+    if !statuses.iter().any(|(s, _)| *s == 400) {
+        statuses.push((400, "A malformed aggregator id."));
+    }
+    if op.lists_error(404)
+        || op.path_id.is_some()
+        || op.id == crate::contract::OpId::AccountInfo
+        || op.id == crate::contract::OpId::TitleFetch
+    {
+        statuses.push((
+            404,
+            "The resource does not exist, or the aggregator is not the key's (Authentication 4).",
+        ));
+    } else {
+        statuses.push((
+            404,
+            "The aggregator is not the key's: 401 or 404 (Authentication 4: not shown).",
+        ));
+    }
+    if op.lists_error(500) {
+        statuses.push((500, "An internal failure."));
+    }
+    statuses.sort_by_key(|(s, _)| *s);
+    for (status, why) in statuses {
+        responses.insert(status.to_string(), error_response(status, why));
+    }
+    let line = op_line(op);
+    let mut out = json!({
+        "operationId": op.name,
+        "summary": summary(op),
+        "description": format!("API.md {}: \"{line}\"", op.section),
+        "tags": [op.section],
+        "parameters": parameters,
+        "responses": responses,
+    });
+    if op.effect == Effect::Rotation {
+        out["description"] = json!(format!(
+            "{} Never repeat it blindly: a second rotation replaces the secret the first one returned; a lost answer is recovered from the key list, where secrets are returned in clear.",
+            out["description"].as_str().unwrap_or_default()
+        ));
+    }
+    if op.id == crate::contract::OpId::ReportExport {
+        out["requestBody"] = json!({
+            "required": true,
+            "description": "API.md: \"Which of settlement_batch_id and kind are required: not shown.\"; WIRE.md fixes both as required (400 without either). A well-formed batch token that names no batch, or a rail merchant that does not exist, is refused with 400 too (WIRE.md): a schema cannot know which exist.",
+            "content": { "application/json": { "schema": {
+                "type": "object",
+                "required": ["settlement_batch_id", "kind"],
+                "allOf": [
+                    {
+                        "if": { "properties": { "kind": { "const": "REPORT_KIND_BATCH" } } },
+                        "then": { "properties": { "merchant_id": { "const": "" } } }
+                    },
+                    {
+                        "if": { "properties": { "kind": { "const": "REPORT_KIND_MERCHANT" } } },
+                        "then": {
+                            "required": ["merchant_id"],
+                            "properties": { "merchant_id": { "type": "string", "pattern": id_pattern("mer_") } }
+                        }
+                    }
+                ],
+                "properties": {
+                    "settlement_batch_id": { "type": "string", "pattern": id_pattern("sb_"), "description": "batch token to export" },
+                    "kind": { "type": "string", "enum": ["REPORT_KIND_BATCH", "REPORT_KIND_MERCHANT"] },
+                    "merchant_id": {
+                        "anyOf": [{ "const": "" }, { "type": "string", "pattern": id_pattern("mer_") }],
+                        "description": "optional; rail merchant (mer_) for kind REPORT_KIND_MERCHANT; empty for REPORT_KIND_BATCH"
+                    }
+                }
+            } } }
+        });
+    }
+    out
+}
+
+fn summary(op: &Op) -> String {
+    let what = match op.id {
+        crate::contract::OpId::Aggregator => "Read the aggregator record",
+        crate::contract::OpId::Keys => "List access keys",
+        crate::contract::OpId::Rotate => "Rotate an access key",
+        crate::contract::OpId::Merchants => "List aggregator merchants",
+        crate::contract::OpId::RailMerchants => "List rail merchants",
+        crate::contract::OpId::RailMerchant => "Read a rail merchant",
+        crate::contract::OpId::Qrs => "List QR codes",
+        crate::contract::OpId::Charges => "Read a payment's charges",
+        crate::contract::OpId::Refunds => "List refunds",
+        crate::contract::OpId::Batches => "List settlement batches",
+        crate::contract::OpId::Transactions => "List a batch's transactions",
+        crate::contract::OpId::ReportExport => "Create a settlement report export",
+        crate::contract::OpId::AccountInfo => "Look up account metadata by IBAN or mobile alias",
+        crate::contract::OpId::TitleFetch => "Fetch account title metadata by till-code alias",
+        crate::contract::OpId::Alias => "Read an alias",
+        crate::contract::OpId::Ledger => "Read the ledger account",
+        crate::contract::OpId::Webhooks => "List webhook endpoints",
+    };
+    what.to_owned()
+}
+
+/// The document.
+pub fn document() -> Value {
+    let mut paths = Map::new();
+    for op in OPS {
+        let path = format!("/v1/aggregators/{{aggregator-id}}{}", op.path);
+        if let Some(item) = paths
+            .entry(path)
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+        {
+            item.insert(op.method.to_ascii_lowercase(), operation(op));
+        }
+    }
+    let mut schemas = Map::new();
+    for (name, fields) in r::TABLES {
+        let mut schema = object(fields, Some(name));
+        if let Some(heading) = resource_heading(name) {
+            schema["description"] = json!(format!("API.md: \"{heading}\""));
+        }
+        schemas.insert((*name).to_owned(), schema);
+    }
+    let rooms: Vec<Value> = ROOMS
+        .iter()
+        .map(|room| {
+            json!({
+                "room": room.name,
+                "text": room.text,
+                "readings": room.readings,
+                "judged": room.judged,
+            })
+        })
+        .collect();
+    json!({
+        "openapi": "3.1.0",
+        "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+        "info": {
+            "title": "Aggregator Settlement and Payments API",
+            "version": "1.0.0",
+            "description": "The aggregator settlement and payments API as its contract (API.md, with the wire names WIRE.md fixes) states it, generated by aggpay-conformance from its contract table. Where API.md leaves a server a choice, the document leaves it open (x-legal-room lists each choice); a bound a legal server may clamp instead of refusing is described, not declared.",
+            "license": { "name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0" }
+        },
+        "servers": [{
+            "url": "{base_url}",
+            "description": "The service base address, with its own path prefix (API.md Conventions 1).",
+            "variables": { "base_url": { "default": "http://127.0.0.1:8080" } }
+        }],
+        "security": [{ "aggregatorKey": [] }],
+        "tags": OPS.iter().map(|o| o.section).fold(Vec::<&str>::new(), |mut v, s| { if !v.contains(&s) { v.push(s); } v }).into_iter().map(|s| json!({ "name": s })).collect::<Vec<_>>(),
+        "paths": paths,
+        "components": {
+            "securitySchemes": {
+                "aggregatorKey": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": aggpay_internal::rules::KEY_HEADER,
+                    "description": "API.md Authentication 1: \"It is an API-key scheme carried in a request header only.\""
+                }
+            },
+            "parameters": {
+                "aggregator-id": path_param("aggregator-id", "agg_", "The aggregator every operation is scoped to (agg_...).")
+            },
+            "schemas": schemas,
+        },
+        "x-legal-room": rooms,
+    })
+}
+
+/// The document as it is committed: pretty JSON, keys sorted (whatever
+/// order `serde_json`'s features give its maps), and a final newline.
+pub fn render() -> String {
+    let mut out = serde_json::to_string_pretty(&sorted(document())).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}

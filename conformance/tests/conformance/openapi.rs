@@ -1,0 +1,245 @@
+//! The published OpenAPI document: `openapi` prints the committed
+//! `openapi.json`; an OpenAPI parser reads its 17 operations back; and
+//! every answer the mock gives during a full strict run of the harness
+//! validates against the document's schema for its operation and status,
+//! so that the contract table, the mock and the document cannot drift
+//! apart.
+
+use std::collections::BTreeSet;
+
+use aggpay_conformance::EXIT_OK;
+use aggpay_mock::{MockConfig, MockServer, Served};
+use serde_json::{Value, json};
+
+use crate::support::{harness, json_run};
+
+const DOCUMENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi.json");
+
+fn document() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(DOCUMENT).unwrap()).unwrap()
+}
+
+#[test]
+fn openapi_prints_the_committed_document() {
+    let (code, out, _) = harness(&["openapi"]);
+    assert_eq!(code, EXIT_OK);
+    if std::env::var_os("AGGPAY_BLESS").is_some() {
+        std::fs::write(DOCUMENT, &out).unwrap();
+    }
+    assert!(
+        out == std::fs::read_to_string(DOCUMENT).unwrap(),
+        "openapi.json is stale: rerun with AGGPAY_BLESS=1"
+    );
+}
+
+#[test]
+fn an_openapi_parser_reads_back_the_17_operations() {
+    let text = std::fs::read_to_string(DOCUMENT).unwrap();
+    let spec = oas3::from_json(&text).unwrap();
+    assert_eq!(spec.openapi, "3.1.0");
+    let operations: Vec<_> = spec.operations().collect();
+    assert_eq!(operations.len(), 17);
+    let ids: BTreeSet<&str> = operations
+        .iter()
+        .filter_map(|(_, _, op)| op.operation_id.as_deref())
+        .collect();
+    assert_eq!(ids.len(), 17, "{ids:?}");
+    for (path, method, op) in &operations {
+        assert!(
+            path.starts_with("/v1/aggregators/{aggregator-id}"),
+            "{path}"
+        );
+        assert!(
+            op.description
+                .as_deref()
+                .is_some_and(|d| d.contains("API.md")),
+            "{method} {path} quotes no API.md line"
+        );
+        assert!(!op.responses(&spec).is_empty(), "{method} {path}");
+    }
+    let scheme = &spec.components.as_ref().unwrap().security_schemes;
+    assert!(scheme.contains_key("aggregatorKey"));
+}
+
+/// The document's operation for a request, with its path template.
+fn operation<'d>(doc: &'d Value, method: &str, target: &str) -> Option<(&'d str, &'d Value)> {
+    let path = target.split('?').next().unwrap_or("");
+    let segments: Vec<&str> = path.split('/').collect();
+    doc["paths"]
+        .as_object()?
+        .iter()
+        .find_map(|(template, item)| {
+            let parts: Vec<&str> = template.split('/').collect();
+            let fits = parts.len() == segments.len()
+                && parts
+                    .iter()
+                    .zip(&segments)
+                    .all(|(t, s)| t.starts_with('{') || t == s);
+            let op = &item[method.to_ascii_lowercase()];
+            (fits && op.is_object()).then_some((template.as_str(), op))
+        })
+}
+
+/// One token of a JSON Pointer in a URI fragment: `~` and `/` escaped as
+/// the pointer needs, braces percent-encoded as the URI needs.
+fn escape(token: &str) -> String {
+    token
+        .replace('~', "~0")
+        .replace('/', "~1")
+        .replace('{', "%7B")
+        .replace('}', "%7D")
+}
+
+/// A validator of the document's schema at `pointer`: the document itself
+/// is the root resource, so that its `$ref`s into `components` resolve.
+fn validator(doc: &Value, pointer: &str) -> jsonschema::Validator {
+    let mut root = doc.clone();
+    root["$ref"] = json!(format!("#{pointer}"));
+    root["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&root)
+        .unwrap_or_else(|e| panic!("{pointer}: {e}"))
+}
+
+/// Why `served` does not fit the document, if it does not.
+fn misfit(doc: &Value, served: &Served) -> Option<String> {
+    let (template, op) = operation(doc, &served.method, &served.target)?;
+    let responses = op["responses"].as_object()?;
+    let status = served.status.to_string();
+    let range = format!("{}XX", served.status / 100);
+    let Some(key) = [status.as_str(), range.as_str()]
+        .into_iter()
+        .find(|k| responses.contains_key(*k))
+    else {
+        return Some(format!("status {status} is not documented"));
+    };
+    let media = &responses[key]["content"]["application/json"];
+    if !served.content_type.starts_with("application/json") || !media.is_object() {
+        return Some(format!("Content-Type {}", served.content_type));
+    }
+    let pointer = format!(
+        "/paths/{}/{}/responses/{key}/content/application~1json/schema",
+        escape(template),
+        served.method.to_ascii_lowercase()
+    );
+    let body: Value = match serde_json::from_slice(&served.body) {
+        Ok(body) => body,
+        Err(e) => return Some(format!("body is not JSON: {e}")),
+    };
+    let errors: Vec<String> = validator(doc, &pointer)
+        .iter_errors(&body)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .take(3)
+        .collect();
+    (!errors.is_empty()).then(|| errors.join("; "))
+}
+
+#[test]
+fn every_answer_of_a_strict_run_fits_the_document() {
+    fits(MockConfig::new().seed(9), &["--strict"]);
+}
+
+/// The document leaves open what API.md leaves open: a mock making every
+/// compatible legal choice at once (extra fields, `+00:00`, 202, other
+/// words, other page sizes...) fits it too.
+#[test]
+fn every_answer_of_a_mock_making_every_legal_choice_fits_the_document() {
+    let mut config = MockConfig::new().seed(9);
+    for legal in aggpay_mock::Legal::compatible() {
+        config = config.legal(legal);
+    }
+    fits(config, &[]);
+}
+
+/// Runs the harness against a mock of `config` and checks every answer
+/// of an operation against the document.
+fn fits(config: MockConfig, extra: &[&str]) {
+    let doc = document();
+    let server = MockServer::start(config.journal(1_000_000)).unwrap();
+    let (code, report) = json_run(&server, extra);
+    assert_eq!(code, EXIT_OK, "{}", report["summary"]);
+    let served = server.journal();
+    let mut checked = 0;
+    let mut operations = BTreeSet::new();
+    let mut statuses = BTreeSet::new();
+    let mut misfits = Vec::new();
+    for s in &served {
+        // Answers outside the API (a route that does not exist, a method
+        // an operation does not take) have no schema.
+        let Some((template, _)) = operation(&doc, &s.method, &s.target) else {
+            continue;
+        };
+        checked += 1;
+        operations.insert(format!("{} {template}", s.method));
+        statuses.insert(s.status);
+        if let Some(why) = misfit(&doc, s) {
+            misfits.push(format!("{} {} -> {}: {why}", s.method, s.target, s.status));
+        }
+    }
+    assert!(
+        misfits.is_empty(),
+        "{} of {checked}: {misfits:#?}",
+        misfits.len()
+    );
+    assert!(checked > 500, "{checked} answers checked");
+    assert_eq!(operations.len(), 17, "{operations:#?}");
+    for status in [200, 400, 401, 404] {
+        assert!(
+            statuses.contains(&status),
+            "no {status} was checked: {statuses:?}"
+        );
+    }
+}
+
+#[test]
+fn a_broken_answer_does_not_fit_the_document() {
+    // The validation can fail: a body the document does not allow is told.
+    let doc = document();
+    let served = server_answer;
+    let good = served(200, r#"{"api_version":"v1","data":{"count":0,"keys":[]}}"#);
+    assert_eq!(misfit(&doc, &good), None);
+    for (status, body) in [
+        (
+            200,
+            r#"{"api_version":"v1","data":{"count":"0","keys":[]}}"#,
+        ),
+        (200, r#"{"api_version":"v2","data":{"count":0,"keys":[]}}"#),
+        (
+            401,
+            r#"{"code":"error.unauthorized_access","message":"no"}"#,
+        ),
+        (418, r#"{}"#),
+    ] {
+        assert!(
+            misfit(&doc, &served(status, body)).is_some(),
+            "{status} {body}"
+        );
+    }
+}
+
+/// An answer of the key list, as the journal keeps it.
+fn server_answer(status: u16, body: &str) -> Served {
+    let server = MockServer::start(MockConfig::new().journal(1)).unwrap();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let url = format!(
+        "{}/v1/aggregators/{}/keys",
+        server.url(),
+        server.aggregator_id()
+    );
+    agent
+        .get(&url)
+        .header(
+            aggpay_internal::rules::KEY_HEADER,
+            server.secret_key().expose(),
+        )
+        .call()
+        .unwrap();
+    let mut served = server.journal().pop().unwrap();
+    served.status = status;
+    served.body = body.as_bytes().to_vec();
+    served
+}
