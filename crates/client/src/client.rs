@@ -193,6 +193,55 @@ impl Client {
 
     // --- Aggregator -----------------------------------------------------
 
+    /// Whether the base URL, the key and the aggregator id work together:
+    /// reads the aggregator record once (no retries) and says, when it
+    /// fails, which of the three to look at. A deploy script or a job's
+    /// first step calls it before anything else.
+    ///
+    /// ```no_run
+    /// let client = aggpay::Client::from_env()?;
+    /// if let Err(e) = client.check() {
+    ///     eprintln!("the setup does not work: {e}");
+    ///     std::process::exit(2);
+    /// }
+    /// # Ok::<(), aggpay::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Config`](crate::ErrorKind::Config) saying what to fix
+    /// when the server answers that the setup is wrong (the key refused,
+    /// the aggregator unknown, an address that does not serve the API);
+    /// the error itself when the server could not be reached or failed.
+    pub fn check(&self) -> Result<(), Error> {
+        let checked = self.inner.execute::<serde::de::IgnoredAny>(Call {
+            once: true,
+            ..Call::get("check", "", Vec::new())
+        });
+        let Err(e) = checked else {
+            return Ok(());
+        };
+        let (base, aggregator) = (self.base_url(), self.aggregator_id());
+        let fix = match (e.status(), e.kind()) {
+            (Some(401 | 403), _) => format!(
+                "the key was refused for aggregator {aggregator} at {base} ({e}): the key is wrong, inactive or rotated, or it is not aggregator {aggregator}'s"
+            ),
+            (Some(404), crate::ErrorKind::Api(_)) => format!(
+                "aggregator {aggregator} was not found at {base}: check the aggregator id, and that the base URL ends where the API's /v1 paths begin"
+            ),
+            (Some(400), crate::ErrorKind::Api(_)) => {
+                format!("the server refused aggregator id {aggregator} as malformed ({e})")
+            }
+            (Some(status), crate::ErrorKind::Status { .. } | crate::ErrorKind::Decode { .. })
+                if status < 500 =>
+            {
+                format!("{base} does not answer as the API does ({e}): check the base URL")
+            }
+            _ => return Err(e),
+        };
+        Err(Error::config(fix).during("check", None))
+    }
+
     /// Reads the aggregator record, bank account and keys included.
     ///
     /// `GET /v1/aggregators/{aggregator-id}`
@@ -241,13 +290,10 @@ impl Client {
     pub fn rotate_access_key(&self, id: &AccessKeyId) -> Result<AccessKey, Error> {
         let path = format!("/keys/{}/rotate", encode_component(id.as_str()));
         self.inner.execute(Call {
-            operation: "rotate_access_key",
             id: Some(id.as_str()),
             method: Method::PUT,
-            path: &path,
-            query: Vec::new(),
-            body: None,
             rotation: true,
+            ..Call::get("rotate_access_key", &path, Vec::new())
         })
     }
 
@@ -523,13 +569,13 @@ impl Client {
         let body = serde_json::to_vec(export)
             .map_err(|e| Error::invalid_input("report export", format!("cannot encode: {e}")))?;
         let created: wire::ReportExportCreated = self.inner.execute(Call {
-            operation: "create_report_export",
-            id: None,
             method: Method::POST,
-            path: "/settlements/report-exports",
-            query: Vec::new(),
             body: Some(body),
-            rotation: false,
+            ..Call::get(
+                "create_report_export",
+                "/settlements/report-exports",
+                Vec::new(),
+            )
         })?;
         Ok(created.report_export)
     }

@@ -260,6 +260,8 @@ struct Inner {
     kind: ErrorKind,
     operation: Option<&'static str>,
     id: Option<String>,
+    /// The aggregator of the path: a 404 may be about it.
+    aggregator: Option<String>,
     attempts: u32,
 }
 
@@ -270,6 +272,7 @@ impl From<ErrorKind> for Error {
                 kind,
                 operation: None,
                 id: None,
+                aggregator: None,
                 attempts: 0,
             }),
         }
@@ -301,6 +304,41 @@ impl Error {
             self.inner.id = id.map(str::to_owned);
         }
         self
+    }
+
+    /// The aggregator the request named.
+    pub(crate) fn on_aggregator(mut self, aggregator: &str) -> Self {
+        self.inner.aggregator = Some(aggregator.to_owned());
+        self
+    }
+
+    /// What a 404 was about, in words: the record the operation names, or
+    /// the aggregator itself (API.md leaves open whether a key used on
+    /// another aggregator's path gets 401 or 404).
+    fn not_found_about(&self) -> Option<String> {
+        if !self.is_not_found() || self.api_error().is_none() {
+            return None;
+        }
+        let aggregator = self.inner.aggregator.as_deref()?;
+        let record = match (self.inner.operation?, self.inner.id.as_deref()) {
+            ("get_aggregator", _) => return Some(format!("aggregator {aggregator} not found")),
+            ("get_payment_charges", Some(id)) => format!("no payment {id}"),
+            ("list_batch_transactions" | "batch_transactions", Some(id)) => {
+                format!("no settlement batch {id}")
+            }
+            ("get_rail_merchant", Some(id)) => format!("no rail merchant {id}"),
+            ("get_alias", Some(id)) => format!("no alias {id}"),
+            ("rotate_access_key", Some(id)) => format!("no access key {id}"),
+            (_, Some(id)) => format!("no record {id}"),
+            (_, None) => {
+                return Some(format!(
+                    "aggregator {aggregator} not found, or not the key's (Client::check tells which)"
+                ));
+            }
+        };
+        Some(format!(
+            "{record}, or aggregator {aggregator} is unknown or not the key's (Client::check tells which)"
+        ))
     }
 
     pub(crate) fn after_attempts(mut self, attempts: u32) -> Self {
@@ -462,6 +500,9 @@ impl fmt::Display for Error {
             f.write_str(": ")?;
         }
         write!(f, "{}", self.inner.kind)?;
+        if let Some(about) = self.not_found_about() {
+            write!(f, " ({about})")?;
+        }
         if self.inner.attempts > 1 {
             write!(f, " (after {} attempts)", self.inner.attempts)?;
         }

@@ -90,7 +90,9 @@
 //!
 //! ```toml
 //! [dev-dependencies]
-//! aggpay = { version = "0.1", features = ["test-util"] }
+//! # The workspace is not published on crates.io: a checkout by path (as
+//! # here), or the repository by git (`git = "<repository URL>"`).
+//! aggpay = { path = "../aggpay/crates/client", features = ["test-util"] }
 //! ```
 //!
 //! ```

@@ -32,6 +32,7 @@ pub struct RetryPolicy {
     max_delay: Duration,
     max_retry_after: Duration,
     max_total_wait: Option<Duration>,
+    deadline: Option<Duration>,
 }
 
 /// The default: 4 attempts, 200 ms base, 10 s cap, `Retry-After` up to 60 s.
@@ -43,6 +44,7 @@ impl Default for RetryPolicy {
             max_delay: Duration::from_secs(10),
             max_retry_after: Duration::from_secs(60),
             max_total_wait: None,
+            deadline: None,
         }
     }
 }
@@ -51,6 +53,47 @@ impl RetryPolicy {
     /// A policy built from the default: the one way to build one.
     pub fn builder() -> RetryPolicyBuilder {
         RetryPolicyBuilder(Self::default())
+    }
+
+    /// The patience of a batch job (a nightly sync, a report): a server
+    /// that goes away for a few minutes (a deploy, a failover) is waited
+    /// out instead of failing the night. 12 attempts, backoff from 1 s
+    /// doubling up to 60 s (full jitter: about 5 minutes of waiting at
+    /// most, 2.5 on average), `Retry-After` honoured up to 5 minutes, and
+    /// each call ends within 15 minutes whatever happens, its timeouts
+    /// included. Build on it to change a part:
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use aggpay::RetryPolicy;
+    ///
+    /// let patient = RetryPolicy::batch_job();
+    /// assert_eq!(patient.max_attempts(), 12);
+    /// assert_eq!(patient.deadline(), Some(Duration::from_secs(900)));
+    /// let shorter = patient.to_builder().deadline(Duration::from_secs(300)).build();
+    /// assert_eq!(shorter.max_delay(), Duration::from_secs(60));
+    /// ```
+    pub fn batch_job() -> Self {
+        Self {
+            max_attempts: 12,
+            base_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(60),
+            max_retry_after: Duration::from_secs(300),
+            max_total_wait: None,
+            deadline: Some(Duration::from_secs(900)),
+        }
+    }
+
+    /// A builder starting from this policy.
+    pub fn to_builder(&self) -> RetryPolicyBuilder {
+        RetryPolicyBuilder(self.clone())
+    }
+
+    /// The most time one call may take, every attempt, its timeouts and
+    /// the waits between them included (`None`: no bound but the
+    /// others).
+    pub fn deadline(&self) -> Option<Duration> {
+        self.deadline
     }
 
     /// Attempts in all, the first included.
@@ -140,6 +183,25 @@ impl RetryPolicyBuilder {
     /// ```
     pub fn max_total_wait(mut self, budget: Duration) -> Self {
         self.0.max_total_wait = Some(budget);
+        self
+    }
+
+    /// The most time one call may take, from its first byte sent to its
+    /// answer: every attempt, the timeouts that end them and the waits
+    /// between them together. An attempt is given only the time left, and
+    /// no retry starts that could not end in time: the call then fails
+    /// with the last failure (or a timeout). `max_total_wait` bounds the
+    /// waits alone, across calls; this bounds a call, whole.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use aggpay::RetryPolicy;
+    ///
+    /// let policy = RetryPolicy::builder().deadline(Duration::from_secs(30)).build();
+    /// assert_eq!(policy.deadline(), Some(Duration::from_secs(30)));
+    /// ```
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.0.deadline = Some(deadline);
         self
     }
 

@@ -1,7 +1,7 @@
 //! One request: sending, retrying, reading the body, mapping failures.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::de::DeserializeOwned;
 use ureq::http::{HeaderMap, Method};
@@ -85,6 +85,8 @@ pub(crate) struct Call<'a> {
     /// A key rotation: when its answer does not decode, the new secret is
     /// still looked for and kept in the error.
     pub(crate) rotation: bool,
+    /// Sent once, never retried (a check of the setup says what it saw).
+    pub(crate) once: bool,
 }
 
 impl<'a> Call<'a> {
@@ -97,13 +99,14 @@ impl<'a> Call<'a> {
             query,
             body: None,
             rotation: false,
+            once: false,
         }
     }
 
     /// GETs are idempotent; the rotate PUT and the export POST are not
     /// retried, because a lost answer must not rotate twice or export twice.
     fn idempotent(&self) -> bool {
-        self.method == Method::GET
+        self.method == Method::GET && !self.once
     }
 }
 
@@ -128,8 +131,11 @@ impl Inner {
     /// its identifier and the attempts made.
     pub(crate) fn execute<T: DeserializeOwned>(&self, call: Call<'_>) -> Result<T, Error> {
         let mut attempts = 0;
-        self.send(&call, &mut attempts)
-            .map_err(|e| e.during(call.operation, call.id).after_attempts(attempts))
+        self.send(&call, &mut attempts).map_err(|e| {
+            e.during(call.operation, call.id)
+                .on_aggregator(self.settings.aggregator_id.as_str())
+                .after_attempts(attempts)
+        })
     }
 
     fn send<T: DeserializeOwned>(&self, call: &Call<'_>, sent: &mut u32) -> Result<T, Error> {
@@ -140,13 +146,22 @@ impl Inner {
             1
         };
         let mut retry = 0;
+        let deadline = policy.deadline().map(|d| (Instant::now() + d, d));
         loop {
             if let Some(pacer) = &self.pacer {
                 pacer.wait();
             }
+            // An attempt gets the time left of the call, at most.
+            let left = match deadline {
+                Some((end, whole)) => match end.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => Some(left),
+                    _ => return Err(ErrorKind::Timeout { after: whole }.into()),
+                },
+                None => None,
+            };
             self.stats.requests.fetch_add(1, Ordering::Relaxed);
             *sent += 1;
-            let failure = match self.attempt::<T>(call) {
+            let failure = match self.attempt::<T>(call, left) {
                 Ok(data) => return Ok(data),
                 Err(failure) => failure,
             };
@@ -160,7 +175,8 @@ impl Inner {
                 Some(after) => after + backoff.min(jitter_cap(after)),
                 None => backoff,
             };
-            if !self.spend(wait) {
+            let too_late = deadline.is_some_and(|(end, _)| Instant::now() + wait >= end);
+            if too_late || !self.spend(wait) {
                 return Err(failure.error);
             }
             self.stats.retries.fetch_add(1, Ordering::Relaxed);
@@ -202,7 +218,13 @@ impl Inner {
         url
     }
 
-    fn attempt<T: DeserializeOwned>(&self, call: &Call<'_>) -> Result<T, Failure> {
+    /// One request; `left`, the time left of the call's deadline, bounds
+    /// it whole.
+    fn attempt<T: DeserializeOwned>(
+        &self,
+        call: &Call<'_>,
+        left: Option<Duration>,
+    ) -> Result<T, Failure> {
         let mut request = ureq::http::Request::builder()
             .method(call.method.clone())
             .uri(self.url(call))
@@ -218,7 +240,24 @@ impl Inner {
                 self.redactor.text(&e.to_string(), MESSAGE)
             ))
         })?;
-        let mut response = self.agent.run(request).map_err(|e| self.transport(e))?;
+        // The deadline cuts an attempt shorter than its own timeout.
+        let cut = left.filter(|left| *left < self.settings.timeout);
+        let request = match cut {
+            Some(left) => self
+                .agent
+                .configure_request(request)
+                .timeout_global(Some(left))
+                .build(),
+            None => request,
+        };
+        let mut response = self.agent.run(request).map_err(|e| match e {
+            // The deadline ended the attempt: the call's own timeout.
+            ureq::Error::Timeout(ureq::Timeout::Global) if cut.is_some() => ErrorKind::Timeout {
+                after: self.settings.retry.deadline().unwrap_or_default(),
+            }
+            .into(),
+            e => self.transport(e),
+        })?;
         let status = response.status().as_u16();
         if (300..400).contains(&status) {
             let location = response.headers().get("location").map(|v| {
@@ -437,13 +476,8 @@ mod tests {
             Method::PATCH,
         ] {
             let call = Call {
-                operation: "test",
-                id: None,
                 method,
-                path: "/x",
-                query: Vec::new(),
-                body: None,
-                rotation: false,
+                ..Call::get("test", "/x", Vec::new())
             };
             let _: serde_json::Value = client.inner.execute(call).unwrap();
         }

@@ -25,13 +25,21 @@ pub fn client() -> Result<(Client, Option<MockServer>), Box<dyn std::error::Erro
     Ok((client, Some(server)))
 }
 
-/// The process exit: 0 on success; on failure the error's message (its
-/// `Display`, which says what to do, never its `Debug`) and 1.
+/// The process exit: 0 on success; on failure the error and each of its
+/// causes, as an operator reads them (`error: …: …`, the way `anyhow`'s
+/// `{:#}` prints a chain: each `Display`, which says what to do, never a
+/// `Debug`), and 1.
 pub fn exit(result: Result<(), Box<dyn std::error::Error>>) -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err}");
+            let mut line = format!("error: {err}");
+            let mut cause = err.source();
+            while let Some(c) = cause {
+                line.push_str(&format!(": {c}"));
+                cause = c.source();
+            }
+            eprintln!("{line}");
             std::process::ExitCode::from(1)
         }
     }

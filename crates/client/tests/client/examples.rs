@@ -307,3 +307,47 @@ fn batches_to_csv_runs_against_a_private_ca_mock() {
     assert!(rows > 10, "{rows} lines");
     assert!(stderr.contains("wrote"), "{stderr}");
 }
+
+/// The dependency lines the README gives resolve for a user with a
+/// checkout beside their crate: cargo resolves them (offline, from this
+/// workspace's lock, so that no registry is asked and no source is
+/// fetched).
+#[test]
+fn the_documented_dependency_lines_resolve() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let block = readme
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README shows the dependency lines in a toml block");
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .canonicalize()
+        .unwrap();
+    // The user's crate, beside a checkout named `aggpay`.
+    let dir = TempDir::new("deps");
+    std::os::unix::fs::symlink(&root, dir.path().join("aggpay")).unwrap();
+    let user = dir.path().join("user");
+    std::fs::create_dir_all(user.join("src")).unwrap();
+    std::fs::write(user.join("src/lib.rs"), "").unwrap();
+    let manifest = format!(
+        "[package]\nname = \"user\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n\n{block}"
+    );
+    std::fs::write(user.join("Cargo.toml"), manifest).unwrap();
+    std::fs::copy(root.join("Cargo.lock"), user.join("Cargo.lock")).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = run({
+        let mut c = Command::new(cargo);
+        c.args(["generate-lockfile", "--offline"])
+            .current_dir(&user);
+        c
+    });
+    assert!(
+        out.status.success(),
+        "the README's dependency lines do not resolve:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lock = std::fs::read_to_string(user.join("Cargo.lock")).unwrap();
+    assert!(lock.contains("name = \"aggpay\""), "{lock}");
+    assert!(lock.contains("name = \"aggpay-mock\""), "{lock}");
+}

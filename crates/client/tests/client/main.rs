@@ -9,6 +9,7 @@ mod redirects;
 mod responses;
 mod retries;
 mod secrets;
+mod setup;
 mod support;
 mod tls;
 mod walks;

@@ -153,3 +153,78 @@ fn the_total_wait_budget_is_shared_and_ends_the_retries() {
     assert_eq!(server.requests().len(), 3);
     assert!(client.stats().waited >= Duration::from_secs(1));
 }
+
+/// A deadline bounds a call whole: its attempts, the timeouts that end
+/// them and the waits between them.
+#[test]
+fn a_deadline_bounds_the_whole_call_timeouts_included() {
+    // A server that never answers: the per-request timeout alone (5 s a
+    // try, 4 tries) would take 20 s; the deadline ends the call at 0.5 s.
+    let server = Scripted::start(vec![Act::Stall(Duration::from_secs(30)); 4]);
+    let client = server.client(|b| {
+        b.timeout(Duration::from_secs(5)).retry(
+            RetryPolicy::builder()
+                .deadline(Duration::from_millis(500))
+                .build(),
+        )
+    });
+    let started = Instant::now();
+    let err = client.get_ledger_account().unwrap_err();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert!(
+        matches!(err.kind(), ErrorKind::Timeout { after, .. } if *after == Duration::from_millis(500)),
+        "{err}"
+    );
+
+    // A server that keeps failing: no retry starts that could not end in
+    // time, and the failure is the server's.
+    let busy = json(
+        503,
+        r#"{"api_version":"v1","error":{"code":"error.internal_server_error","message":"busy"}}"#,
+    );
+    let server = Scripted::start(vec![busy; 50]);
+    let client = server.client(|b| {
+        b.retry(
+            RetryPolicy::builder()
+                .max_attempts(50)
+                .base_delay(Duration::from_millis(100))
+                .max_delay(Duration::from_millis(200))
+                .deadline(Duration::from_secs(1))
+                .build(),
+        )
+    });
+    let started = Instant::now();
+    let err = client.get_ledger_account().unwrap_err();
+    assert_eq!(err.status(), Some(503));
+    assert!(
+        started.elapsed() < Duration::from_millis(1_500),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(server.requests().len() >= 3, "{}", server.requests().len());
+}
+
+/// The batch-job preset waits out a server gone for a while.
+#[test]
+fn the_batch_job_preset_waits_out_a_short_outage() {
+    let policy = RetryPolicy::batch_job();
+    assert_eq!(policy.max_attempts(), 12);
+    assert_eq!(policy.max_delay(), Duration::from_secs(60));
+    let busy = json(
+        503,
+        r#"{"api_version":"v1","error":{"code":"error.internal_server_error","message":"busy"}}"#,
+    );
+    // Quicker backoff, the same shape: three failures, then the answer.
+    let server = Scripted::start(vec![busy.clone(), busy.clone(), busy, json(200, LEDGER)]);
+    let client = server.client(|b| {
+        b.retry(
+            RetryPolicy::batch_job()
+                .to_builder()
+                .base_delay(Duration::from_millis(10))
+                .build(),
+        )
+    });
+    client.get_ledger_account().unwrap();
+    assert_eq!(server.requests().len(), 4);
+}
