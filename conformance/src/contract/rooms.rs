@@ -46,11 +46,8 @@ const fn unexercised(
     why: &'static str,
 ) -> Room {
     Room {
-        name,
-        text,
-        readings,
-        judged,
         unexercised: Some(why),
+        ..room(name, text, readings, judged)
     }
 }
 

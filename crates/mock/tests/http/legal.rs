@@ -10,6 +10,17 @@ fn with(legal: Legal) -> Api {
     Api::start(MockConfig::new().legal(legal))
 }
 
+/// The secret of key `id` (its `id` or its `token`, by its shape) in a
+/// key list's rows.
+fn secret_of(keys: &Value, id: &str) -> String {
+    keys.as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["id"] == id || k["token"] == id)
+        .map(|k| s(k, "secret").to_owned())
+        .unwrap()
+}
+
 fn rows(answer: &Answer, key: &str) -> usize {
     answer.data()[key].as_array().unwrap().len()
 }
@@ -109,13 +120,7 @@ fn connections_status_and_keys_take_other_legal_choices() {
 
     let api = with(Legal::OldSecretGrace);
     let id = api.server.info().access_key_id.unwrap().to_string();
-    let old = api.get("/keys", &[("limit", "100")]).data()["keys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["id"] == id.as_str() || k["token"] == id.as_str())
-        .map(|k| s(k, "secret").to_owned())
-        .unwrap();
+    let old = secret_of(&api.get("/keys", &[("limit", "100")]).data()["keys"], &id);
     assert_eq!(
         api.put(&format!("/keys/{id}/rotate"), &api.key.clone())
             .status,
@@ -276,13 +281,7 @@ fn probe(api: &Api) -> Vec<String> {
         send("POST", "/settlements/report-exports", &[], &key, &no_kind),
     ];
     let id = info.access_key_id.unwrap().to_string();
-    let old = keys
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["id"] == id.as_str() || k["token"] == id.as_str())
-        .map(|k| s(k, "secret").to_owned())
-        .unwrap();
+    let old = secret_of(&keys, &id);
     let rotate = format!("/keys/{id}/rotate");
     assert_eq!(api.put(&rotate, &key).status, 200);
     seen.push(send("GET", "/webhooks", &[], &old, ""));
