@@ -6,6 +6,8 @@ use aggpay::{
     TransactionToken, TransactionType,
 };
 
+use std::sync::{Arc, PoisonError};
+
 use super::{Dataset, parse_generated};
 use crate::synth::{PROVINCES, Rng, at};
 use crate::wire::{PaymentCharges, SettlementBatch, SettlementPayout, Transaction};
@@ -130,16 +132,18 @@ impl Dataset {
         1 + rng.below(self.sizes.max_batch_transactions)
     }
 
+    /// Payouts of `batch` with its transactions settled: one per
+    /// aggregator merchant that has some ([`Dataset::payout_plan`]).
     pub(crate) fn payout_count(&self, batch: u64) -> u64 {
-        if self.transaction_count(batch) == 0 {
-            return 0;
-        }
-        self.payouts_of_a_paid_batch(batch)
+        self.payouts_of(batch, self.transaction_count(batch))
     }
 
-    /// Payouts of a batch that has transactions.
-    pub(crate) fn payouts_of_a_paid_batch(&self, batch: u64) -> u64 {
-        1 + Rng::new(self.seed, "payout-count", batch).below(self.sizes.merchants.min(7))
+    /// Payouts of `batch` when its first `rows` transactions are settled.
+    pub(crate) fn payouts_of(&self, batch: u64, rows: u64) -> u64 {
+        if rows == 0 {
+            return 0;
+        }
+        self.payout_plan(batch, rows).len() as u64
     }
 
     pub(crate) fn batch(&self, index: u64) -> SettlementBatch {
@@ -201,6 +205,75 @@ impl Dataset {
     }
 
     pub(crate) fn charges(&self, batch: u64, txn: u64) -> PaymentCharges {
+        let [
+            gross,
+            fee,
+            net,
+            sales_tax_on_fee,
+            sales_tax_withholding,
+            income_tax_withholding,
+            digital_tax,
+        ] = self.amounts(batch, txn);
+        PaymentCharges {
+            payment_id: self.payment_id(batch, txn),
+            gross_amount: Paisa::new(gross),
+            currency: Currency::PKR,
+            fee_amount: Paisa::new(fee),
+            net_amount: Paisa::new(net),
+            sales_tax_on_fee_amount: Paisa::new(sales_tax_on_fee),
+            sales_tax_withholding_amount: Paisa::new(sales_tax_withholding),
+            income_tax_withholding_amount: Paisa::new(income_tax_withholding),
+            digital_tax_amount: Paisa::new(digital_tax),
+        }
+    }
+
+    /// The aggregator merchant of transaction `txn` of `batch`: a refund's
+    /// is its payment's.
+    fn merchant_of(&self, batch: u64, txn: u64) -> u64 {
+        let payment_txn = if txn % REFUND_EVERY == REFUND_EVERY - 1 {
+            txn - 1
+        } else {
+            txn
+        };
+        Rng::new(self.seed, "txn", self.payment_index(batch, payment_txn))
+            .below(self.sizes.merchants)
+    }
+
+    /// The payouts of `batch` when its first `rows` transactions are
+    /// settled: one per aggregator merchant with transactions among them,
+    /// in merchant order, each the sums of that merchant's seven amounts
+    /// (a refund takes away what its payment brought). Payouts then
+    /// reconcile with the transactions exactly, as a real service's do.
+    /// Derived once per (batch, rows) and kept.
+    pub(crate) fn payout_plan(&self, batch: u64, rows: u64) -> Arc<super::PayoutPlan> {
+        let mut plans = self
+            .payout_plans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(plan) = plans.get(&(batch, rows)) {
+            return Arc::clone(plan);
+        }
+        let mut sums: std::collections::BTreeMap<u64, [i64; 7]> = Default::default();
+        for txn in 0..rows {
+            let refund = txn % REFUND_EVERY == REFUND_EVERY - 1;
+            let amounts = self.amounts(batch, if refund { txn - 1 } else { txn });
+            let sum = sums.entry(self.merchant_of(batch, txn)).or_default();
+            for (s, a) in sum.iter_mut().zip(amounts) {
+                *s += if refund { -a } else { a };
+            }
+        }
+        let plan = Arc::new(sums.into_iter().collect::<Vec<_>>());
+        // A bound on what is kept: plans are cheap to derive again.
+        if plans.len() >= 1_024 {
+            plans.clear();
+        }
+        plans.insert((batch, rows), Arc::clone(&plan));
+        plan
+    }
+
+    /// A payment's seven amounts: gross, fee, net, sales tax on the fee,
+    /// sales tax withheld, income tax withheld, digital tax.
+    fn amounts(&self, batch: u64, txn: u64) -> [i64; 7] {
         let mut rng = Rng::new(self.seed, "charges", self.payment_index(batch, txn));
         let gross = 100 + rng.below(5_000_000) as i64;
         let fee = gross * (1 + rng.below(3) as i64) / 100;
@@ -214,17 +287,15 @@ impl Dataset {
             - sales_tax_withholding
             - income_tax_withholding
             - digital_tax;
-        PaymentCharges {
-            payment_id: self.payment_id(batch, txn),
-            gross_amount: Paisa::new(gross),
-            currency: Currency::PKR,
-            fee_amount: Paisa::new(fee),
-            net_amount: Paisa::new(net),
-            sales_tax_on_fee_amount: Paisa::new(sales_tax_on_fee),
-            sales_tax_withholding_amount: Paisa::new(sales_tax_withholding),
-            income_tax_withholding_amount: Paisa::new(income_tax_withholding),
-            digital_tax_amount: Paisa::new(digital_tax),
-        }
+        [
+            gross,
+            fee,
+            net,
+            sales_tax_on_fee,
+            sales_tax_withholding,
+            income_tax_withholding,
+            digital_tax,
+        ]
     }
 
     #[cfg(test)]
@@ -246,7 +317,14 @@ impl Dataset {
         let is_refund = txn % REFUND_EVERY == REFUND_EVERY - 1;
         let payment_txn = if is_refund { txn - 1 } else { txn };
         let charges = self.charges(batch, payment_txn);
-        let merchant = rng.below(self.sizes.merchants);
+        // Drawn for every row, so that the row's other draws stay put; a
+        // refund is its payment's merchant's.
+        let drawn = rng.below(self.sizes.merchants);
+        let merchant = if is_refund {
+            self.merchant_of(batch, txn)
+        } else {
+            drawn
+        };
         let merchant_name = self.merchant_name(merchant);
         let status = match rng.below(20) {
             0 => TransactionStatus::LedgerPosted,
@@ -299,7 +377,9 @@ impl Dataset {
         }
     }
 
-    pub(crate) fn payout(&self, batch: u64, k: u64) -> SettlementPayout {
+    /// Payout `k` of `batch` when its first `settled` transactions are
+    /// settled: merchant `k` of the plan, with its sums.
+    pub(crate) fn payout(&self, batch: u64, k: u64, settled: u64) -> SettlementPayout {
         let rows = BatchRows {
             data: self,
             batch,
@@ -308,12 +388,20 @@ impl Dataset {
         };
         let id = super::Seq::id_at(&rows, k);
         let mut rng = Rng::new(self.seed, "payout", self.payment_index(batch, k));
-        let merchant = (k + batch) % self.sizes.merchants;
-        let gross = 10_000 + rng.below(50_000_000) as i64;
-        let fee = gross / 50;
-        let sales_tax_on_fee = fee * 16 / 100;
-        let income_tax_withholding = gross / 200;
-        let net = gross - fee - sales_tax_on_fee - income_tax_withholding;
+        let plan = self.payout_plan(batch, settled);
+        let (merchant, sums) = usize::try_from(k)
+            .ok()
+            .and_then(|k| plan.get(k).copied())
+            .unwrap_or((k % self.sizes.merchants.max(1), [0; 7]));
+        let [
+            gross,
+            fee,
+            net,
+            sales_tax_on_fee,
+            sales_tax_withholding,
+            income_tax_withholding,
+            digital_tax,
+        ] = sums;
         let created = batch as i64 * 86_400 + 10_800;
         let status = match rng.below(10) {
             0 => PayoutStatus::Pending,
@@ -338,9 +426,9 @@ impl Dataset {
             fee_amount: Paisa::new(fee),
             net_amount: Paisa::new(net),
             sales_tax_on_fee_amount: Paisa::new(sales_tax_on_fee),
-            sales_tax_withholding_amount: Paisa::ZERO,
+            sales_tax_withholding_amount: Paisa::new(sales_tax_withholding),
             income_tax_withholding_amount: Paisa::new(income_tax_withholding),
-            digital_tax_amount: Paisa::ZERO,
+            digital_tax_amount: Paisa::new(digital_tax),
             debitor_account_id: self.ledger_token(),
             creditor_account_id: parse_generated(LedgerAccountId::parse(format!(
                 "acct_{}",

@@ -137,9 +137,7 @@ impl<'a> View<'a> {
     pub(crate) fn payout_count(&self, index: u64) -> u64 {
         match self.stage(index) {
             Stage::Fixed => self.data.payout_count(index),
-            Stage::Completed { .. } if self.final_count(index) > 0 => {
-                self.data.payouts_of_a_paid_batch(index)
-            }
+            Stage::Completed { .. } => self.data.payouts_of(index, self.final_count(index)),
             _ => 0,
         }
     }

@@ -11,6 +11,7 @@ pub(crate) use live::View;
 pub(crate) use seq::{BatchSeq, Seq, cursor_page};
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use aggpay::{AggregatorId, PartnerId};
 
@@ -57,7 +58,14 @@ pub(crate) struct Dataset {
     ibans: HashMap<String, u64>,
     mobiles: HashMap<String, u64>,
     tills: HashMap<String, u64>,
+    /// The payouts of batches asked for so far, by (batch, transactions
+    /// settled): deriving them reads every transaction of the batch once.
+    payout_plans: Mutex<HashMap<(u64, u64), Arc<PayoutPlan>>>,
 }
+
+/// The payouts of a batch: per aggregator merchant with transactions in
+/// it, in merchant order, the sums of its rows' seven amounts.
+pub(crate) type PayoutPlan = Vec<(u64, [i64; 7])>;
 
 #[derive(Debug)]
 struct Codecs {
@@ -93,6 +101,7 @@ impl Dataset {
             ibans: HashMap::new(),
             mobiles: HashMap::new(),
             tills: HashMap::new(),
+            payout_plans: Mutex::new(HashMap::new()),
         };
         for i in 0..data.sizes.merchants {
             data.ibans.insert(data.merchant_iban(i), i);

@@ -33,7 +33,7 @@ fn every_generated_row_serializes_with_valid_identifiers() {
             assert_eq!(d.charges(pb, pj).net_amount, t.net_amount);
         }
         for k in 0..d.payout_count(i) {
-            let _ = serde_json::to_value(d.payout(i, k)).unwrap();
+            let _ = serde_json::to_value(d.payout(i, k, d.transaction_count(i))).unwrap();
         }
     }
     for i in 0..d.sizes.merchants {
@@ -163,7 +163,7 @@ fn the_client_reads_every_row_exactly() {
         if d.transaction_count(i) > 16 {
             round::<aggpay::Transaction>(d.transaction(i, 15));
             round::<aggpay::Transaction>(d.transaction(i, 3));
-            round::<aggpay::SettlementPayout>(d.payout(i, 0));
+            round::<aggpay::SettlementPayout>(d.payout(i, 0, d.transaction_count(i)));
             round::<aggpay::PaymentCharges>(d.charges(i, 3));
         }
         round::<aggpay::AggregatorMerchant>(d.merchant(i % d.sizes.merchants));
@@ -183,4 +183,65 @@ fn the_client_reads_every_row_exactly() {
         assert_eq!(k.secret.expose(), w["secret"].as_str().unwrap());
     }
     round::<aggpay::LedgerAccount>(d.ledger_account());
+}
+
+/// Payouts reconcile with transactions, as a real service's do: for every
+/// batch of the default data, each merchant's payout carries exactly the
+/// sums of its transactions (refunds taken away), amount by amount; the
+/// merchants paid are those with transactions; the sums keep the net
+/// relation; a refund belongs to its payment's merchant.
+#[test]
+fn payouts_reconcile_with_the_transactions_of_every_batch() {
+    let d = data();
+    let mut paid = 0;
+    for b in 0..d.sizes.batches {
+        let n = d.transaction_count(b);
+        let mut expected: std::collections::BTreeMap<String, [i64; 7]> = Default::default();
+        for j in 0..n {
+            let t = d.transaction(b, j);
+            let sign = if t.refund_id.is_some() { -1 } else { 1 };
+            if t.refund_id.is_some() {
+                let payment = d.transaction(b, j - 1);
+                assert_eq!(t.aggregator_merchant_id, payment.aggregator_merchant_id);
+                assert_eq!(t.payment_id, payment.payment_id);
+            }
+            let amounts = [
+                &t.gross_amount,
+                &t.fee_amount,
+                &t.net_amount,
+                &t.sales_tax_on_fee_amount,
+                &t.sales_tax_withholding_amount,
+                &t.income_tax_withholding_amount,
+                &t.digital_tax_amount,
+            ];
+            let sum = expected
+                .entry(t.aggregator_merchant_id.to_string())
+                .or_default();
+            for (s, a) in sum.iter_mut().zip(amounts) {
+                *s += sign * a.get();
+            }
+        }
+        let payouts: Vec<_> = (0..d.payout_count(b)).map(|k| d.payout(b, k, n)).collect();
+        assert_eq!(payouts.len(), expected.len(), "batch {b}");
+        for p in &payouts {
+            let want = expected
+                .get(p.aggregator_merchant_id.as_str())
+                .unwrap_or_else(|| panic!("batch {b}: a payout to a merchant without rows"));
+            let got = [
+                &p.gross_amount,
+                &p.fee_amount,
+                &p.net_amount,
+                &p.sales_tax_on_fee_amount,
+                &p.sales_tax_withholding_amount,
+                &p.income_tax_withholding_amount,
+                &p.digital_tax_amount,
+            ]
+            .map(|a| a.get());
+            assert_eq!(&got, want, "batch {b}, payout {}", p.token);
+            assert_eq!(got[2], got[0] - got[1] - got[3] - got[4] - got[5] - got[6]);
+            assert!(got[0] >= 0, "batch {b}: a negative payout");
+        }
+        paid += u64::from(!payouts.is_empty());
+    }
+    assert!(paid > 10, "only {paid} batches have payouts");
 }

@@ -181,7 +181,13 @@ impl App {
         let d = &self.data;
         let (settlement_transactions, transactions) = if payouts {
             (
-                positions.iter().map(|k| d.payout(batch, *k)).collect(),
+                {
+                    let settled = view.transaction_count(batch);
+                    positions
+                        .iter()
+                        .map(|k| d.payout(batch, *k, settled))
+                        .collect()
+                },
                 Vec::new(),
             )
         } else {
