@@ -5,20 +5,32 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 default:
     @just --list
 
-# Format check, lints as errors, every test, and the examples against the mock.
+# Clippy as the workspace's compiler wrapper (what `cargo clippy` itself
+# sets), warnings as errors (its arguments, as `cargo clippy` passes them):
+# the build the tests need is linted as it is made, so the dependencies
+# are compiled once, not checked for clippy and built again for the tests.
+lint := 'RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"'
+
+# Format check, lints as errors (every target: libraries, binaries, tests,
+# examples, benches), every test, and the examples against the mock.
 test:
     cargo fmt --all -- --check
-    cargo clippy --workspace --all-targets --locked -- -D warnings
-    cargo test --workspace --locked
+    {{lint}} cargo test --workspace --all-targets --locked --no-run
+    {{lint}} cargo test --workspace --locked
     {{just_executable()}} examples
 
+# Lints alone, as `cargo clippy` runs them (no build).
+clippy:
+    cargo clippy --workspace --all-targets --locked -- -D warnings
+
 # Run the client examples against an in-process mock. Without `-p`, the
-# workspace's features: the build `cargo test --workspace` made is reused.
+# workspace's features, and linted as `just test` builds: the build it
+# made is reused.
 examples:
-    cargo run --locked -q --example payment_charges > /dev/null
-    cargo run --locked -q --example batches_to_csv > /dev/null
-    tmp=$(mktemp -d) && cargo run --locked -q --example checkpoint -- "$tmp/state.txt" > /dev/null; rm -rf "$tmp"
-    tmp=$(mktemp -d) && cargo run --locked -q --example rotate_key -- "$tmp/secret.txt" > /dev/null; rm -rf "$tmp"
+    {{lint}} cargo run --locked -q --example payment_charges > /dev/null
+    {{lint}} cargo run --locked -q --example batches_to_csv > /dev/null
+    tmp=$(mktemp -d) && {{lint}} cargo run --locked -q --example checkpoint -- "$tmp/state.txt" > /dev/null; rm -rf "$tmp"
+    tmp=$(mktemp -d) && {{lint}} cargo run --locked -q --example rotate_key -- "$tmp/secret.txt" > /dev/null; rm -rf "$tmp"
 
 # Run the mock server (pass flags after `--`, e.g. `just mock --port 8080 --info-file f.json`).
 mock *ARGS:
