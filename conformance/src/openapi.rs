@@ -30,13 +30,18 @@ const API_MD: &str = include_str!("../../spec/API.md");
 /// as the tools' identifier types take them).
 const ID_TAIL: &str = "[A-Za-z0-9._~-]";
 
-/// `^prefix` and the identifier characters after it; `ak_` never
-/// `ak_tok_` (a prefix of its own).
-fn id_pattern(prefix: &str) -> String {
+/// The schema of an identifier: a string of `prefix` and the identifier
+/// characters after it; `ak_` never `ak_tok_` (a prefix of its own, said
+/// with `not` rather than a lookahead, which not every validator reads).
+fn id(prefix: &str) -> Value {
     match prefix {
-        "sb_" => format!("^sb_{ID_TAIL}{{36}}$"),
-        "ak_" => format!("^ak_(?!tok_){ID_TAIL}+$"),
-        p => format!("^{p}{ID_TAIL}+$"),
+        "sb_" => json!({ "type": "string", "pattern": format!("^sb_{ID_TAIL}{{36}}$") }),
+        "ak_" => json!({
+            "type": "string",
+            "pattern": format!("^ak_{ID_TAIL}+$"),
+            "not": { "pattern": "^ak_tok_" }
+        }),
+        p => json!({ "type": "string", "pattern": format!("^{p}{ID_TAIL}+$") }),
     }
 }
 
@@ -83,14 +88,14 @@ fn kind_schema(kind: Kind) -> Value {
             "items": named(fields).map_or_else(|| object(fields, None), reference)
         }),
         Kind::Numeric | Kind::NumStr => json!({ "type": "string", "pattern": NUMERIC }),
-        Kind::Prefix(p) => json!({ "type": "string", "pattern": id_pattern(p) }),
+        Kind::Prefix(p) => id(p),
         Kind::PrefixOrEmpty(p) => json!({
             "anyOf": [
                 { "const": "" },
-                { "type": "string", "pattern": id_pattern(p) }
+                id(p)
             ]
         }),
-        Kind::Batch => json!({ "type": "string", "pattern": id_pattern("sb_") }),
+        Kind::Batch => id("sb_"),
         Kind::Amount => json!({
             "type": "string",
             "pattern": PAISA,
@@ -158,13 +163,13 @@ fn object(fields: &[Field], resource: Option<&str>) -> Value {
             {
                 "properties": {
                     "id": { "pattern": NUMERIC },
-                    "token": { "pattern": id_pattern("ak_") }
+                    "token": id("ak_")
                 }
             },
             {
                 "properties": {
-                    "id": { "pattern": id_pattern("ak_") },
-                    "token": { "pattern": id_pattern("ak_tok_") }
+                    "id": id("ak_"),
+                    "token": id("ak_tok_")
                 }
             }
         ]);
@@ -316,8 +321,8 @@ fn filter_param(f: crate::contract::Filter, value: crate::contract::Value) -> (V
         // A refund filter's value is matched, never refused: a malformed
         // one keeps no rows.
         V::Token(_) if f.many == Many::Repeated => json!({ "type": "string" }),
-        V::Token(prefix) => json!({ "type": "string", "pattern": id_pattern(prefix) }),
-        V::BatchToken => json!({ "type": "string", "pattern": id_pattern("sb_") }),
+        V::Token(prefix) => id(prefix),
+        V::BatchToken => id("sb_"),
         V::Text => json!({ "type": "string" }),
     };
     let matching = match f.matching {
@@ -414,7 +419,7 @@ fn path_param(name: &str, prefix: &str, description: &str) -> Value {
         "name": name,
         "in": "path",
         "required": true,
-        "schema": { "type": "string", "pattern": id_pattern(prefix) },
+        "schema": id(prefix),
         "description": description,
     })
 }
@@ -454,13 +459,15 @@ fn error_schema(status: u16) -> Value {
             "type": "string",
             "pattern": format!("^\\s*{}\\.?\\s*$", any_case(text))
         }),
-        Message::Says(phrases) => {
-            let ahead: String = phrases
+        // Each phrase anywhere (a pattern matches anywhere unless
+        // anchored), all of them.
+        Message::Says(phrases) => json!({
+            "type": "string",
+            "allOf": phrases
                 .iter()
-                .map(|p| format!("(?=[\\s\\S]*{})", any_case(p)))
-                .collect();
-            json!({ "type": "string", "pattern": format!("^{ahead}") })
-        }
+                .map(|p| json!({ "pattern": any_case(p) }))
+                .collect::<Vec<_>>()
+        }),
         Message::Described => json!({ "type": "string", "minLength": 1 }),
     };
     let body = json!({
@@ -610,15 +617,15 @@ fn operation(op: &Op) -> Value {
                         "if": { "properties": { "kind": { "const": "REPORT_KIND_MERCHANT" } } },
                         "then": {
                             "required": ["merchant_id"],
-                            "properties": { "merchant_id": { "type": "string", "pattern": id_pattern("mer_") } }
+                            "properties": { "merchant_id": id("mer_") }
                         }
                     }
                 ],
                 "properties": {
-                    "settlement_batch_id": { "type": "string", "pattern": id_pattern("sb_"), "description": "batch token to export" },
+                    "settlement_batch_id": with_description(id("sb_"), Some("batch token to export".to_owned())),
                     "kind": { "type": "string", "enum": ["REPORT_KIND_BATCH", "REPORT_KIND_MERCHANT"] },
                     "merchant_id": {
-                        "anyOf": [{ "const": "" }, { "type": "string", "pattern": id_pattern("mer_") }],
+                        "anyOf": [{ "const": "" }, id("mer_")],
                         "description": "optional; rail merchant (mer_) for kind REPORT_KIND_MERCHANT; empty for REPORT_KIND_BATCH"
                     }
                 }
