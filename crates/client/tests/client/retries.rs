@@ -197,8 +197,9 @@ fn a_deadline_bounds_the_whole_call_timeouts_included() {
     let started = Instant::now();
     let err = client.get_ledger_account().unwrap_err();
     assert_eq!(err.status(), Some(503));
+    // Without the deadline, 49 waits of 100 ms on average: about 5 s.
     assert!(
-        started.elapsed() < Duration::from_millis(1_500),
+        started.elapsed() < Duration::from_secs(3),
         "{:?}",
         started.elapsed()
     );
