@@ -377,7 +377,9 @@ fn operation(out: &mut String, op: &Op) {
         // Each row says where its own status comes from.
         let why = match (status, op.errors.contains(&status)) {
             (401, true) => "listed for this operation, and by Authentication 2 for every one",
-            (401, false) => "by Authentication 2 (a request without a valid key), for every operation",
+            (401, false) => {
+                "by Authentication 2 (a request without a valid key), for every operation"
+            }
             _ => "listed for this operation",
         };
         let _ = writeln!(

@@ -76,7 +76,11 @@ pub fn list_rules(out: &mut dyn Write) -> std::io::Result<()> {
             "",
             "",
             r.source,
-            r.faults.join(", ")
+            r.faults
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         )?;
     }
     Ok(())

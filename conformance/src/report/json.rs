@@ -51,7 +51,7 @@ impl Reporter for Json<'_> {
                     "cases": r.outcome.cases,
                     "duration_ms": r.duration.as_millis() as u64,
                     "skip_reason": r.outcome.skip_reason,
-                    "faults": r.faults,
+                    "faults": r.faults.iter().map(|f| f.name()).collect::<Vec<_>>(),
                     "inconclusive": r.outcome.inconclusive.iter().map(|f| {
                         failure(f)
                     }).collect::<Vec<_>>(),

@@ -74,7 +74,7 @@ pub struct RuleReport {
     /// What it checks.
     pub summary: &'static str,
     /// Mock faults that break it.
-    pub faults: &'static [&'static str],
+    pub faults: &'static [aggpay_mock::Fault],
     /// The verdict and evidence.
     pub outcome: Outcome,
     /// Time taken.

@@ -26,7 +26,7 @@ fn report(id: &'static str, level: Level, outcome: Outcome, known: bool) -> Rule
         source: "API.md §Example",
         says: &["Every operation requires the header."],
         summary: "an example rule",
-        faults: &["example-fault"],
+        faults: &[aggpay_mock::Fault::NoAuth],
         outcome,
         duration: Duration::from_millis(1_250),
         marks,

@@ -3,6 +3,7 @@
 //! records show them, and a payment's charges are its payment
 //! transaction's amounts.
 
+use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::Judge;
@@ -22,7 +23,7 @@ pub fn rules() -> Vec<Rule> {
                 "| rail_merchant_id, rail_merchant_name | string | mer_ identifier and its name |",
             ],
             summary: "every transaction read names its aggregator merchant, rail merchant and aggregator as their own records do, wherever both are seen",
-            faults: &["transaction-merchant-name"],
+            faults: &[Fault::TransactionMerchantName],
             check: references,
             observe: None,
         },
@@ -35,7 +36,7 @@ pub fn rules() -> Vec<Rule> {
                 "| gross_amount, fee_amount, net_amount, sales_tax_on_fee_amount, sales_tax_withholding_amount, income_tax_withholding_amount, digital_tax_amount | string | same meaning as in PaymentCharges |",
             ],
             summary: "a payment's charges carry the amounts and currency of its payment transaction, for every payment read",
-            faults: &["charges-fee-shift"],
+            faults: &[Fault::ChargesFeeShift],
             check: charges,
             observe: None,
         },

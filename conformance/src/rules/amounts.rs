@@ -2,6 +2,7 @@
 //! net is gross minus the fee and the four taxes, on every row.
 
 use aggpay_internal::rules as text_rules;
+use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{first_of, from_log, rows_of, strings};
@@ -19,7 +20,7 @@ pub fn rules() -> Vec<Rule> {
                 "Amounts are decimal integer strings in the lowest currency denomination (paisa).",
             ],
             summary: "amounts are decimal integer strings in paisa",
-            faults: &["decimal-amounts"],
+            faults: &[Fault::DecimalAmounts],
             check: |c| from_log(c, true),
             observe: Some(paisa),
         },
@@ -31,7 +32,7 @@ pub fn rules() -> Vec<Rule> {
                 "amount credited to the merchant; equals gross_amount minus fee_amount and the four tax amounts below",
             ],
             summary: "net_amount equals gross_amount minus fee_amount and the four tax amounts, on every charges and every transaction of every answer, refunds included",
-            faults: &["net-mismatch", "refund-net-mismatch"],
+            faults: &[Fault::NetMismatch, Fault::RefundNetMismatch],
             check: |c| from_log(c, true),
             observe: Some(net),
         },
@@ -41,7 +42,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 3",
             says: &["`currency` is an ISO 4217 code."],
             summary: "currency is an ISO 4217 code",
-            faults: &["lowercase-currency"],
+            faults: &[Fault::LowercaseCurrency],
             check: |c| from_log(c, true),
             observe: Some(currency),
         },

@@ -2,6 +2,7 @@
 //! wrong key gets 401 in the envelope form with error.unauthorized_access
 //! and a message saying a partner access key is required.
 
+use aggpay_mock::Fault;
 use proptest::prelude::*;
 
 use super::support::Judge;
@@ -22,10 +23,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "a request without the key header gets 401 in the envelope form with error.unauthorized_access and a message about the key, on every operation",
             faults: &[
-                "no-auth",
-                "text-errors",
-                "unauthorized-message",
-                "unauthorized-key-message",
+                Fault::NoAuth,
+                Fault::TextErrors,
+                Fault::UnauthorizedMessage,
+                Fault::UnauthorizedKeyMessage,
             ],
             check: missing_key,
             observe: None,
@@ -39,10 +40,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "an empty key gets 401 error.unauthorized_access, on every operation",
             faults: &[
-                "accept-empty-key",
-                "text-errors",
-                "unauthorized-message",
-                "unauthorized-key-message",
+                Fault::AcceptEmptyKey,
+                Fault::TextErrors,
+                Fault::UnauthorizedMessage,
+                Fault::UnauthorizedKeyMessage,
             ],
             check: empty_key,
             observe: None,
@@ -56,10 +57,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "generated wrong keys get 401 error.unauthorized_access, on generated operations",
             faults: &[
-                "accept-any-key",
-                "text-errors",
-                "unauthorized-message",
-                "unauthorized-key-message",
+                Fault::AcceptAnyKey,
+                Fault::TextErrors,
+                Fault::UnauthorizedMessage,
+                Fault::UnauthorizedKeyMessage,
             ],
             check: wrong_key,
             observe: None,
@@ -72,7 +73,7 @@ pub fn rules() -> Vec<Rule> {
                 "Every operation requires the header `X-PAY-AGGREGATOR-SECRET-KEY` carrying an aggregator access key secret",
             ],
             summary: "the valid key is taken whatever the spelling of the header's name (as API.md writes it, lower case, mixed case): every read answers the spellings alike",
-            faults: &["key-header-case-sensitive"],
+            faults: &[Fault::KeyHeaderCaseSensitive],
             check: header_case,
             observe: None,
         },
@@ -86,11 +87,11 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "the valid key offered anywhere but its header (query parameters api_key, key, secret_key or the header's name, Authorization, a cookie, X-API-Key) gets 401 in the envelope form, on every read",
             faults: &[
-                "key-in-query",
-                "no-auth",
-                "text-errors",
-                "unauthorized-message",
-                "unauthorized-key-message",
+                Fault::KeyInQuery,
+                Fault::NoAuth,
+                Fault::TextErrors,
+                Fault::UnauthorizedMessage,
+                Fault::UnauthorizedKeyMessage,
             ],
             check: header_only,
             observe: None,

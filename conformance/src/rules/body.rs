@@ -3,6 +3,7 @@
 use super::observe::from_log;
 use super::{Level, Rule};
 use crate::http::Exchange;
+use aggpay_mock::Fault;
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
@@ -11,7 +12,7 @@ pub fn rules() -> Vec<Rule> {
         source: "API.md Conventions 2; Errors (both body shapes are JSON)",
         says: &["Requests and responses are JSON."],
         summary: "every response body, success or error, is JSON",
-        faults: &["text-errors"],
+        faults: &[Fault::TextErrors],
         check: |c| from_log(c, false),
         observe: Some(json),
     }]

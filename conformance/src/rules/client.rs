@@ -1,6 +1,7 @@
 //! client.decodes: the typed aggpay client reads what the server sends,
 //! in every answer of the run.
 
+use aggpay_mock::Fault;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -17,18 +18,18 @@ pub fn rules() -> Vec<Rule> {
         says: &["## Resources and their fields"],
         summary: "the typed aggpay client decodes every record of every answer",
         faults: &[
-            "missing-field",
-            "wrong-txn-prefix",
-            "numeric-id-as-number",
-            "short-batch-token",
-            "decimal-amounts",
-            "lowercase-currency",
-            "empty-string-null",
-            "datetime-alias-dates",
-            "unlinked-merchant-bad-timestamp",
-            "dynamic-qr-prefix",
-            "bank-account-bad-id",
-            "later-pages-drop-field",
+            Fault::MissingField,
+            Fault::WrongTxnPrefix,
+            Fault::NumericIdAsNumber,
+            Fault::ShortBatchToken,
+            Fault::DecimalAmounts,
+            Fault::LowercaseCurrency,
+            Fault::EmptyStringNull,
+            Fault::DatetimeAliasDates,
+            Fault::UnlinkedMerchantBadTimestamp,
+            Fault::DynamicQrPrefix,
+            Fault::BankAccountBadId,
+            Fault::LaterPagesDropField,
         ],
         check: |c| from_log(c, true),
         observe: Some(decodes),

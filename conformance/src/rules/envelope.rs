@@ -1,6 +1,7 @@
 //! envelope.*: every success is `{api_version: "v1", data: {...}}`, and
 //! every valid request sampled succeeds.
 
+use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::from_log;
@@ -17,7 +18,7 @@ pub fn rules() -> Vec<Rule> {
             "every response body carries `api_version` with the value v1.",
         ],
         summary: "every operation sampled succeeds with 2xx, and every 2xx body is {api_version: \"v1\", data: {...}}",
-        faults: &["wrong-api-version", "short-batch-token"],
+        faults: &[Fault::WrongApiVersion, Fault::ShortBatchToken],
         check: envelope,
         observe: Some(observe),
     }]

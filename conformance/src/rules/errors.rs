@@ -2,6 +2,7 @@
 //! message on every operation where each condition can occur, and on
 //! every error answer of the run.
 
+use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::from_log;
@@ -28,11 +29,11 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "on every operation that lists 400, a malformed batch token (query or path) gets 400 in the bare form with error.bad_request and a message saying the parameters are invalid",
             faults: &[
-                "lenient-batch-token",
-                "text-errors",
-                "bad-request-envelope",
-                "batch-filter-ignored",
-                "bad-request-message",
+                Fault::LenientBatchToken,
+                Fault::TextErrors,
+                Fault::BadRequestEnvelope,
+                Fault::BatchFilterIgnored,
+                Fault::BadRequestMessage,
             ],
             check: bad_request,
             observe: None,
@@ -47,10 +48,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "on every operation that lists 404 with an id in its path, an unknown id gets 404 in the bare form, code error.not_found, message \"requested resource not found\"",
             faults: &[
-                "unknown-batch-found",
-                "text-errors",
-                "not-found-envelope",
-                "not-found-other-message",
+                Fault::UnknownBatchFound,
+                Fault::TextErrors,
+                Fault::NotFoundEnvelope,
+                Fault::NotFoundOtherMessage,
             ],
             check: not_found,
             observe: None,
@@ -65,14 +66,14 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "every 400, 401, 404 and 500 of the run, whatever the operation, has its form, its code and API.md's message",
             faults: &[
-                "rail-merchant-404-message",
-                "text-errors",
-                "bad-request-envelope",
-                "not-found-envelope",
-                "unauthorized-message",
-                "not-found-other-message",
-                "bad-request-message",
-                "unauthorized-key-message",
+                Fault::RailMerchant404Message,
+                Fault::TextErrors,
+                Fault::BadRequestEnvelope,
+                Fault::NotFoundEnvelope,
+                Fault::UnauthorizedMessage,
+                Fault::NotFoundOtherMessage,
+                Fault::BadRequestMessage,
+                Fault::UnauthorizedKeyMessage,
             ],
             check: |c| from_log(c, false),
             observe: Some(observe),

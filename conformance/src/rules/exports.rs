@@ -1,5 +1,6 @@
 //! exports.*: a new report export is seeded, and is the export asked for.
 
+use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::{Judge, text};
@@ -19,9 +20,9 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "a new batch export has a REPORT_STATUS_* status, started_at a timestamp, finished_at null or not before started_at, merchant_id empty",
             faults: &[
-                "export-finished-early",
-                "short-batch-token",
-                "empty-string-null",
+                Fault::ExportFinishedEarly,
+                Fault::ShortBatchToken,
+                Fault::EmptyStringNull,
             ],
             check: seeded,
             observe: None,
@@ -36,9 +37,9 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "a created export, of either kind, is for the batch (one from inside the list, not the newest), the kind and the merchant asked",
             faults: &[
-                "export-other-batch",
-                "short-batch-token",
-                "export-newest-batch",
+                Fault::ExportOtherBatch,
+                Fault::ShortBatchToken,
+                Fault::ExportNewestBatch,
             ],
             check: matches,
             observe: None,

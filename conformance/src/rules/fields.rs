@@ -1,6 +1,7 @@
 //! fields.*: every field of API.md's tables, with its JSON type, and the
 //! field values API.md fixes; judged on every answer of the run.
 
+use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{Verdict, first_of, from_log, rows_of, schema, strings};
@@ -17,9 +18,9 @@ pub fn rules() -> Vec<Rule> {
             says: &["## Resources and their fields"],
             summary: "every field of API.md's tables is present with its JSON type, in every record of every answer",
             faults: &[
-                "missing-field",
-                "numeric-id-as-number",
-                "later-pages-drop-field",
+                Fault::MissingField,
+                Fault::NumericIdAsNumber,
+                Fault::LaterPagesDropField,
             ],
             check: |c| from_log(c, true),
             observe: Some(required),
@@ -34,7 +35,7 @@ pub fn rules() -> Vec<Rule> {
                 "Values: Active, Inactive, Suspended; an empty string is also seen on a record without a rail record.",
             ],
             summary: "batch status is one of the four BATCH_* names; rail merchant status Active, Inactive, Suspended or empty; QR type STATIC or DYNAMIC; report kind and status REPORT_KIND_* and REPORT_STATUS_* names",
-            faults: &["rail-merchant-status-unknown"],
+            faults: &[Fault::RailMerchantStatusUnknown],
             check: |c| from_log(c, true),
             observe: Some(enums),
         },
@@ -44,7 +45,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md Transaction (refund_id: null for payment transactions)",
             says: &["| refund_id | string or null | null for payment transactions |"],
             summary: "payment transactions carry refund_id null",
-            faults: &["refund-id-on-payments"],
+            faults: &[Fault::RefundIdOnPayments],
             check: |c| from_log(c, true),
             observe: Some(refund_id_null),
         },
@@ -54,7 +55,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md WebhookEndpoint; Events 1",
             says: &["| event_filter_json | string | a JSON-encoded array of event-name strings |"],
             summary: "event_filter_json is a JSON-encoded array of strings",
-            faults: &["event-filter-object"],
+            faults: &[Fault::EventFilterObject],
             check: |c| from_log(c, true),
             observe: Some(event_filter),
         },
@@ -64,7 +65,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md WebhookEndpoint (url: absolute URL receiving deliveries)",
             says: &["| url | string | absolute URL receiving deliveries |"],
             summary: "every webhook endpoint's url is an absolute URL",
-            faults: &["webhook-url-relative"],
+            faults: &[Fault::WebhookUrlRelative],
             check: |c| from_log(c, true),
             observe: Some(webhook_url),
         },
@@ -74,7 +75,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md Aggregator (BankAccount: redacted_iban, middle digits masked)",
             says: &["redacted_iban (middle digits masked)"],
             summary: "the bank account's redacted_iban keeps the IBAN's ends and masks its middle digits",
-            faults: &["iban-unmasked"],
+            faults: &[Fault::IbanUnmasked],
             check: |c| from_log(c, true),
             observe: Some(redacted_iban),
         },

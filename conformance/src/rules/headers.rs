@@ -4,6 +4,7 @@
 use super::observe::from_log;
 use super::{Level, Rule};
 use crate::http::Exchange;
+use aggpay_mock::Fault;
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -13,7 +14,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md Conventions 4",
             says: &["Responses carry the headers Content-Length and Date."],
             summary: "every response carries Content-Length, equal to the body's length",
-            faults: &["chunked"],
+            faults: &[Fault::Chunked],
             check: |c| from_log(c, false),
             observe: Some(content_length),
         },
@@ -23,7 +24,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md Conventions 4",
             says: &["Responses carry the headers Content-Length and Date."],
             summary: "every response carries a Date header holding an HTTP date",
-            faults: &["bad-date-header"],
+            faults: &[Fault::BadDateHeader],
             check: |c| from_log(c, false),
             observe: Some(date),
         },

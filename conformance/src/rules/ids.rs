@@ -4,6 +4,7 @@
 //! long id never gets another record.
 
 use aggpay_internal::rules as text_rules;
+use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{first_of, from_log, rows_of, strings};
@@ -22,7 +23,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 1 and the resource tables",
             says: &["Identifiers are strings with a type prefix."],
             summary: "every identifier field carries its type prefix, in every record of every answer",
-            faults: &["wrong-txn-prefix", "dynamic-qr-prefix"],
+            faults: &[Fault::WrongTxnPrefix, Fault::DynamicQrPrefix],
             check: |c| from_log(c, true),
             observe: Some(prefixes),
         },
@@ -34,7 +35,7 @@ pub fn rules() -> Vec<Rule> {
                 "Most records carry a numeric `id` serialized as a string, and a prefixed `token`.",
             ],
             summary: "numeric ids and numeric string fields are decimal digit strings, nested records included",
-            faults: &["bank-account-bad-id"],
+            faults: &[Fault::BankAccountBadId],
             check: |c| from_log(c, true),
             observe: Some(numeric),
         },
@@ -44,7 +45,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 1 (sb_, exactly 39 characters); Limits",
             says: &["sb_ (settlement batch; exactly 39 characters in total)"],
             summary: "every settlement batch token is sb_ and exactly 39 characters",
-            faults: &["short-batch-token"],
+            faults: &[Fault::ShortBatchToken],
             check: |c| from_log(c, true),
             observe: Some(batch_tokens),
         },
@@ -56,7 +57,7 @@ pub fn rules() -> Vec<Rule> {
                 "Access-key records appear in two shapes: `id` numeric string with `token` prefixed ak_; or `id` prefixed ak_ with `token` prefixed ak_tok_.",
             ],
             summary: "access keys have numeric id with ak_ token, or ak_ id with ak_tok_ token",
-            faults: &["mixed-key-shape"],
+            faults: &[Fault::MixedKeyShape],
             check: |c| from_log(c, true),
             observe: Some(key_shapes),
         },
@@ -70,10 +71,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "a read with an id in its path answers for that id, for several known ids (first, last, deep, without a rail record, non-ASCII), and shows the record exactly as its list does",
             faults: &[
-                "rail-merchant-wrong-record",
-                "rail-merchant-status-unknown",
-                "charges-first-payment",
-                "rail-merchant-read-differs",
+                Fault::RailMerchantWrongRecord,
+                Fault::RailMerchantStatusUnknown,
+                Fault::ChargesFirstPayment,
+                Fault::RailMerchantReadDiffers,
             ],
             check: path_match,
             observe: None,
@@ -87,11 +88,11 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "unknown well-formed ids, and ids far shorter or longer than usual, in every path: never a 5xx, never another record; 404 where API.md lists it",
             faults: &[
-                "unknown-rail-merchant-found",
-                "short-batch-token",
-                "unknown-batch-found",
-                "unknown-alias-found",
-                "long-id-500",
+                Fault::UnknownRailMerchantFound,
+                Fault::ShortBatchToken,
+                Fault::UnknownBatchFound,
+                Fault::UnknownAliasFound,
+                Fault::LongId500,
             ],
             check: unknown,
             observe: None,

@@ -2,6 +2,7 @@
 //! of every operation, the server answers without a 5xx, and a rejection
 //! comes in the documented shape.
 
+use aggpay_mock::Fault;
 use proptest::prelude::*;
 
 use super::support::Judge;
@@ -22,15 +23,15 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "every query parameter and path id of every read, against a catalogue of hostile values (numbers beyond 64 bits, negative, fractional, empty, very long, non-ASCII, percent-encoded, repeated): never a 5xx; a 400 or 404 in the bare form with its code",
             faults: &[
-                "huge-number-500",
-                "text-errors",
-                "bad-request-envelope",
-                "not-found-envelope",
-                "not-found-other-message",
-                "unicode-query-500",
-                "long-id-500",
-                "bad-request-message",
-                "rail-merchant-404-message",
+                Fault::HugeNumber500,
+                Fault::TextErrors,
+                Fault::BadRequestEnvelope,
+                Fault::NotFoundEnvelope,
+                Fault::NotFoundOtherMessage,
+                Fault::UnicodeQuery500,
+                Fault::LongId500,
+                Fault::BadRequestMessage,
+                Fault::RailMerchant404Message,
             ],
             check: hostile,
             observe: None,
@@ -45,11 +46,11 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "generated values (non-ASCII, long, empty, boundary numbers, garbage) for every query parameter and path id never get a 5xx; a 400 or 404 comes in the bare form with its code",
             faults: &[
-                "unicode-query-500",
-                "text-errors",
-                "bad-request-envelope",
-                "huge-number-500",
-                "bad-request-message",
+                Fault::UnicodeQuery500,
+                Fault::TextErrors,
+                Fault::BadRequestEnvelope,
+                Fault::HugeNumber500,
+                Fault::BadRequestMessage,
             ],
             check: arbitrary,
             observe: None,

@@ -2,6 +2,7 @@
 //! which the key list and the aggregator record then show; the two agree
 //! on every key, before the write and after it.
 
+use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::Judge;
@@ -20,7 +21,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md Access keys (rotates the key and returns the AccessKey with the new secret); Authentication 3 (secrets returned in clear by list)",
             says: &["Rotates the key and returns `data`: AccessKey with the new secret."],
             summary: "rotation returns the key asked with a secret different from the one before (a lost answer is recovered from the key list), and the key list then shows that new secret",
-            faults: &["rotate-same-secret", "rotate-other-key"],
+            faults: &[Fault::RotateSameSecret, Fault::RotateOtherKey],
             check: rotation,
             observe: None,
         },
@@ -32,7 +33,7 @@ pub fn rules() -> Vec<Rule> {
                 "Access keys are listed, returned inside the aggregator record, and rotated through the access-key operations; their `secret` field is returned in clear.",
             ],
             summary: "the keys of the aggregator record are those of the key list, field by field, before the rotation and after it; the rotation changes the rotated key's secret and nothing of the others",
-            faults: &["aggregator-keys-masked", "aggregator-keys-stale"],
+            faults: &[Fault::AggregatorKeysMasked, Fault::AggregatorKeysStale],
             check: consistent,
             observe: None,
         },

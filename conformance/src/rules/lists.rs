@@ -1,6 +1,7 @@
 //! lists.*: the type of each list's count, on every answer.
 
 use aggpay_internal::rules as text_rules;
+use aggpay_mock::Fault;
 
 use super::observe::{Verdict, from_log, schema};
 use super::{Level, Rule};
@@ -16,7 +17,7 @@ pub fn rules() -> Vec<Rule> {
             "`count` is a string in list responses, except in the access-key list and the refund list where it is an integer.",
         ],
         summary: "count is a string, except an integer in the access-key and refund lists",
-        faults: &["count-types-swapped"],
+        faults: &[Fault::CountTypesSwapped],
         check: |c| from_log(c, true),
         observe: Some(count_types),
     }]

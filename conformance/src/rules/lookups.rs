@@ -4,6 +4,7 @@
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule};
 use crate::http::Request;
+use aggpay_mock::Fault;
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -13,7 +14,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md Lookups (account metadata by IBAN); AccountInfo (iban)",
             says: &["account metadata by IBAN or alias."],
             summary: "an account lookup by IBAN answers for that IBAN: the one given, and the aggregator's own when the server resolves it",
-            faults: &["account-info-wrong-iban"],
+            faults: &[Fault::AccountInfoWrongIban],
             check: matches,
             observe: None,
         },
@@ -26,7 +27,7 @@ pub fn rules() -> Vec<Rule> {
                 "account title metadata for a till-code alias.",
             ],
             summary: "every lookup (IBAN, mobile alias, till code) is tried with its known value and with values no account has: an answer for an unknown value is never the account a known value names",
-            faults: &["till-any-account"],
+            faults: &[Fault::TillAnyAccount],
             check: looked_up,
             observe: None,
         },
@@ -37,10 +38,10 @@ pub fn rules() -> Vec<Rule> {
             says: &["must be provided when alias_type is supplied"],
             summary: "account-info and title-fetch with an alias_type but no alias value never succeed (a 400 is in the bare form)",
             faults: &[
-                "alias-value-optional",
-                "text-errors",
-                "bad-request-envelope",
-                "bad-request-message",
+                Fault::AliasValueOptional,
+                Fault::TextErrors,
+                Fault::BadRequestEnvelope,
+                Fault::BadRequestMessage,
             ],
             check: alias_value_required,
             observe: None,

@@ -3,6 +3,7 @@
 //! it, page sizes from 1 to above any maximum, the count meaning one
 //! thing on every page, and the refund list's direction.
 
+use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::paging::{Meanings, fetch, judge_rows, meanings, offset_case};
@@ -24,12 +25,12 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "every offset list, at offsets 0, inside, the last row, the count and beyond, is exactly the list's slice there (empty past the end), every record as the list shows it",
             faults: &[
-                "offset-ignored",
-                "offset-limit-ignored",
-                "offset-past-end-wraps",
-                "later-pages-drop-field",
-                "later-pages-count-drift",
-                "offset-off-by-one",
+                Fault::OffsetIgnored,
+                Fault::OffsetLimitIgnored,
+                Fault::OffsetPastEndWraps,
+                Fault::LaterPagesDropField,
+                Fault::LaterPagesCountDrift,
+                Fault::OffsetOffByOne,
             ],
             check: pages,
             observe: None,
@@ -43,7 +44,7 @@ pub fn rules() -> Vec<Rule> {
                 "| page size (name not shown separately from the rule above) | integer | maximum QR codes returned |",
             ],
             summary: "page sizes 1, small, none, 100 and above: never more rows than asked, exactly the list's first rows (a server may cap a page, refuse a size above its maximum, or give its default without one)",
-            faults: &["offset-limit-ignored", "huge-number-500"],
+            faults: &[Fault::OffsetLimitIgnored, Fault::HugeNumber500],
             check: limit,
             observe: None,
         },
@@ -55,7 +56,7 @@ pub fn rules() -> Vec<Rule> {
                 "List operations return their records under a named key of `data` together with a `count`.",
             ],
             summary: "an offset list's count means one thing on every page of it (the rows matching, the whole list, or the page): it does not drift on later pages",
-            faults: &["later-pages-count-drift"],
+            faults: &[Fault::LaterPagesCountDrift],
             check: count,
             observe: None,
         },
@@ -68,7 +69,7 @@ pub fn rules() -> Vec<Rule> {
                 "| list sort direction | ASC or DESC, uppercase only; otherwise DESC |",
             ],
             summary: "an offset list with a direction: ASC is its DESC order reversed; lowercase, empty, garbage or no direction gives the DESC order",
-            faults: &["refund-direction-lowercase", "lowercase-asc"],
+            faults: &[Fault::RefundDirectionLowercase, Fault::LowercaseAsc],
             check: direction,
             observe: None,
         },

@@ -1,6 +1,7 @@
 //! scope.*: every operation is scoped to the one aggregator its path
 //! names.
 
+use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{Verdict, from_log, schema};
@@ -19,7 +20,7 @@ pub fn rules() -> Vec<Rule> {
                 "Every operation is scoped to one aggregator, addressed by {aggregator-id} in the path, and authenticated with an aggregator access key.",
             ],
             summary: "the aggregator record's token, and every aggregator_id of every record of every answer (later pages included), is the aggregator of the path",
-            faults: &["foreign-aggregator-id", "any-aggregator"],
+            faults: &[Fault::ForeignAggregatorId, Fault::AnyAggregator],
             check: |c| from_log(c, true),
             observe: Some(aggregator),
         },
@@ -32,7 +33,7 @@ pub fn rules() -> Vec<Rule> {
                 "Returns `data`: Aggregator. Errors: 404 error.not_found.",
             ],
             summary: "a well-formed aggregator id that is not the key's never succeeds, on every operation: 401, or 404 error.not_found",
-            faults: &["any-aggregator"],
+            faults: &[Fault::AnyAggregator],
             check: unknown_aggregator,
             observe: None,
         },

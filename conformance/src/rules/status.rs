@@ -2,6 +2,7 @@
 
 use super::support::Judge;
 use super::{Check, Level, Outcome, Rule};
+use aggpay_mock::Fault;
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
@@ -10,7 +11,7 @@ pub fn rules() -> Vec<Rule> {
         source: "API.md Conventions 7 and Payments (200 returns data: PaymentCharges)",
         says: &["Success status code is stated only for the payment-charges operation (200)"],
         summary: "the payment-charges operation succeeds with 200 exactly",
-        faults: &["charges-201", "success-201"],
+        faults: &[Fault::Charges201, Fault::Success201],
         check: charges_200,
         observe: None,
     }]

@@ -2,6 +2,7 @@
 //! calendar dates; on every answer of the run.
 
 use aggpay_internal::rules as text_rules;
+use aggpay_mock::Fault;
 
 use super::observe::{from_log, strings};
 use super::{Check, Level, Outcome, Rule};
@@ -18,7 +19,7 @@ pub fn rules() -> Vec<Rule> {
                 "Timestamps are RFC 3339 UTC strings; they carry seconds precision, and some carry fractional seconds.",
             ],
             summary: "timestamps are RFC 3339 UTC strings, in every record of every answer",
-            faults: &["offset-timestamps", "unlinked-merchant-bad-timestamp"],
+            faults: &[Fault::OffsetTimestamps, Fault::UnlinkedMerchantBadTimestamp],
             check: |c| from_log(c, true),
             observe: Some(timestamps),
         },
@@ -28,7 +29,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 4",
             says: &["Nullable timestamps are JSON null when unset."],
             summary: "nullable timestamps are JSON null when unset, never \"\"",
-            faults: &["empty-string-null"],
+            faults: &[Fault::EmptyStringNull],
             check: |c| from_log(c, true),
             observe: Some(null_timestamps),
         },
@@ -38,7 +39,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md typing rule 4 (alias dates)",
             says: &["Alias dates are calendar dates (YYYY-MM-DD)."],
             summary: "alias dates are calendar dates YYYY-MM-DD",
-            faults: &["datetime-alias-dates"],
+            faults: &[Fault::DatetimeAliasDates],
             check: dates_verdict,
             observe: Some(dates),
         },

@@ -30,7 +30,10 @@ fn claimed() -> BTreeMap<&'static str, BTreeSet<String>> {
     let mut claimed: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for rule in catalogue() {
         for fault in rule.faults {
-            claimed.entry(fault).or_default().insert(rule.id.to_owned());
+            claimed
+                .entry(fault.name())
+                .or_default()
+                .insert(rule.id.to_owned());
         }
     }
     claimed
