@@ -42,6 +42,31 @@ const PERMUTATIONS: [[u8; 4]; 24] = [
 
 /// Every transaction index `j` with `j % 16 == 15` is a refund of payment `j - 1`.
 const REFUND_EVERY: u64 = 16;
+
+/// The seven amounts of a payment, a transaction or a payout, in paisa.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Amounts {
+    gross: i64,
+    fee: i64,
+    net: i64,
+    sales_tax_on_fee: i64,
+    sales_tax_withholding: i64,
+    income_tax_withholding: i64,
+    digital_tax: i64,
+}
+
+impl Amounts {
+    /// Adds `other` (`sign` -1: takes it away), amount by amount.
+    fn add(&mut self, other: &Amounts, sign: i64) {
+        self.gross += sign * other.gross;
+        self.fee += sign * other.fee;
+        self.net += sign * other.net;
+        self.sales_tax_on_fee += sign * other.sales_tax_on_fee;
+        self.sales_tax_withholding += sign * other.sales_tax_withholding;
+        self.income_tax_withholding += sign * other.income_tax_withholding;
+        self.digital_tax += sign * other.digital_tax;
+    }
+}
 /// Numeric ids of one batch's rows start at `(batch + 1) * ID_SPACE`.
 const ID_SPACE: u64 = 10_000_000_000;
 /// Payout ids start this far into a batch's id space, after any transaction.
@@ -205,25 +230,17 @@ impl Dataset {
     }
 
     pub(crate) fn charges(&self, batch: u64, txn: u64) -> PaymentCharges {
-        let [
-            gross,
-            fee,
-            net,
-            sales_tax_on_fee,
-            sales_tax_withholding,
-            income_tax_withholding,
-            digital_tax,
-        ] = self.amounts(batch, txn);
+        let a = self.amounts(batch, txn);
         PaymentCharges {
             payment_id: self.payment_id(batch, txn),
-            gross_amount: Paisa::new(gross),
+            gross_amount: Paisa::new(a.gross),
             currency: Currency::PKR,
-            fee_amount: Paisa::new(fee),
-            net_amount: Paisa::new(net),
-            sales_tax_on_fee_amount: Paisa::new(sales_tax_on_fee),
-            sales_tax_withholding_amount: Paisa::new(sales_tax_withholding),
-            income_tax_withholding_amount: Paisa::new(income_tax_withholding),
-            digital_tax_amount: Paisa::new(digital_tax),
+            fee_amount: Paisa::new(a.fee),
+            net_amount: Paisa::new(a.net),
+            sales_tax_on_fee_amount: Paisa::new(a.sales_tax_on_fee),
+            sales_tax_withholding_amount: Paisa::new(a.sales_tax_withholding),
+            income_tax_withholding_amount: Paisa::new(a.income_tax_withholding),
+            digital_tax_amount: Paisa::new(a.digital_tax),
         }
     }
 
@@ -253,14 +270,13 @@ impl Dataset {
         if let Some(plan) = plans.get(&(batch, rows)) {
             return Arc::clone(plan);
         }
-        let mut sums: std::collections::BTreeMap<u64, [i64; 7]> = Default::default();
+        let mut sums: std::collections::BTreeMap<u64, Amounts> = Default::default();
         for txn in 0..rows {
             let refund = txn % REFUND_EVERY == REFUND_EVERY - 1;
             let amounts = self.amounts(batch, if refund { txn - 1 } else { txn });
-            let sum = sums.entry(self.merchant_of(batch, txn)).or_default();
-            for (s, a) in sum.iter_mut().zip(amounts) {
-                *s += if refund { -a } else { a };
-            }
+            sums.entry(self.merchant_of(batch, txn))
+                .or_default()
+                .add(&amounts, if refund { -1 } else { 1 });
         }
         let plan = Arc::new(sums.into_iter().collect::<Vec<_>>());
         // A bound on what is kept: plans are cheap to derive again.
@@ -271,9 +287,8 @@ impl Dataset {
         plan
     }
 
-    /// A payment's seven amounts: gross, fee, net, sales tax on the fee,
-    /// sales tax withheld, income tax withheld, digital tax.
-    fn amounts(&self, batch: u64, txn: u64) -> [i64; 7] {
+    /// A payment's seven amounts.
+    fn amounts(&self, batch: u64, txn: u64) -> Amounts {
         let mut rng = Rng::new(self.seed, "charges", self.payment_index(batch, txn));
         let gross = 100 + rng.below(5_000_000) as i64;
         let fee = gross * (1 + rng.below(3) as i64) / 100;
@@ -287,7 +302,7 @@ impl Dataset {
             - sales_tax_withholding
             - income_tax_withholding
             - digital_tax;
-        [
+        Amounts {
             gross,
             fee,
             net,
@@ -295,7 +310,7 @@ impl Dataset {
             sales_tax_withholding,
             income_tax_withholding,
             digital_tax,
-        ]
+        }
     }
 
     #[cfg(test)]
@@ -389,19 +404,10 @@ impl Dataset {
         let id = super::Seq::id_at(&rows, k);
         let mut rng = Rng::new(self.seed, "payout", self.payment_index(batch, k));
         let plan = self.payout_plan(batch, settled);
-        let (merchant, sums) = usize::try_from(k)
+        let (merchant, a) = usize::try_from(k)
             .ok()
             .and_then(|k| plan.get(k).copied())
-            .unwrap_or((k % self.sizes.merchants.max(1), [0; 7]));
-        let [
-            gross,
-            fee,
-            net,
-            sales_tax_on_fee,
-            sales_tax_withholding,
-            income_tax_withholding,
-            digital_tax,
-        ] = sums;
+            .unwrap_or((k % self.sizes.merchants.max(1), Amounts::default()));
         let created = batch as i64 * 86_400 + 10_800;
         let status = match rng.below(10) {
             0 => PayoutStatus::Pending,
@@ -422,13 +428,13 @@ impl Dataset {
             rail_merchant_id: self.rail_merchant_token(merchant),
             status,
             attempt: 1 + rng.below(2) as i64,
-            gross_amount: Paisa::new(gross),
-            fee_amount: Paisa::new(fee),
-            net_amount: Paisa::new(net),
-            sales_tax_on_fee_amount: Paisa::new(sales_tax_on_fee),
-            sales_tax_withholding_amount: Paisa::new(sales_tax_withholding),
-            income_tax_withholding_amount: Paisa::new(income_tax_withholding),
-            digital_tax_amount: Paisa::new(digital_tax),
+            gross_amount: Paisa::new(a.gross),
+            fee_amount: Paisa::new(a.fee),
+            net_amount: Paisa::new(a.net),
+            sales_tax_on_fee_amount: Paisa::new(a.sales_tax_on_fee),
+            sales_tax_withholding_amount: Paisa::new(a.sales_tax_withholding),
+            income_tax_withholding_amount: Paisa::new(a.income_tax_withholding),
+            digital_tax_amount: Paisa::new(a.digital_tax),
             debitor_account_id: self.ledger_token(),
             creditor_account_id: parse_generated(LedgerAccountId::parse(format!(
                 "acct_{}",

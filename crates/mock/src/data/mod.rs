@@ -65,7 +65,7 @@ pub(crate) struct Dataset {
 
 /// The payouts of a batch: per aggregator merchant with transactions in
 /// it, in merchant order, the sums of its rows' seven amounts.
-pub(crate) type PayoutPlan = Vec<(u64, [i64; 7])>;
+pub(crate) type PayoutPlan = Vec<(u64, batches::Amounts)>;
 
 #[derive(Debug)]
 struct Codecs {
