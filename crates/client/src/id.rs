@@ -268,6 +268,108 @@ impl<'de> Deserialize<'de> for NumericId {
     }
 }
 
+/// A refund token (`Refund::token`, `Transaction::refund_id`, the
+/// refund list's `refund_id` filter).
+///
+/// API.md lists no prefix for refunds (typing rule 1 names none), so this
+/// type, unlike the prefixed ones, takes whatever string a server sends:
+/// deserializing never refuses a token. What it refuses is a value typed by
+/// hand that can only be a mistake: [`RefundToken::parse`] rejects an empty
+/// value and one holding a control character, which as a filter would
+/// match nothing and look like "no refunds".
+///
+/// ```
+/// use aggpay::RefundToken;
+///
+/// assert!(RefundToken::parse("rfd_a59a153470c33e86").is_ok());
+/// assert!(RefundToken::parse("").is_err());
+/// assert!(RefundToken::parse("rfd_1\n").is_err());
+/// ```
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RefundToken(String);
+
+impl RefundToken {
+    /// Parses a token given by a user.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for an
+    /// empty value or one holding a control character.
+    pub fn parse(value: impl AsRef<str> + Into<String>) -> Result<Self, Error> {
+        let text = value.as_ref();
+        let why = if text.is_empty() {
+            Some("is empty".to_owned())
+        } else {
+            text.chars().find(|c| c.is_control()).map(|c| {
+                format!(
+                    "holds the control character `{}`",
+                    crate::text::escape_control(&c.to_string())
+                )
+            })
+        };
+        match why {
+            None => Ok(Self(value.into())),
+            Some(why) => Err(Error::invalid_input(
+                "refund token",
+                format!("`{}` {why}", excerpt(text)),
+            )),
+        }
+    }
+
+    /// The token as sent on the wire.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Gives back the inner string.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl fmt::Debug for RefundToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RefundToken({:?})", self.0)
+    }
+}
+
+impl fmt::Display for RefundToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for RefundToken {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromStr for RefundToken {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Self::parse(s)
+    }
+}
+
+impl TryFrom<&str> for RefundToken {
+    type Error = Error;
+
+    fn try_from(s: &str) -> Result<Self, Error> {
+        Self::parse(s)
+    }
+}
+
+impl TryFrom<String> for RefundToken {
+    type Error = Error;
+
+    fn try_from(s: String) -> Result<Self, Error> {
+        Self::parse(s)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,6 +415,31 @@ mod tests {
             serde_json::from_str::<NumericId>("\"12\"").unwrap().get(),
             12
         );
+    }
+
+    #[test]
+    fn refund_tokens_parse_strictly_and_deserialize_leniently() {
+        assert_eq!(
+            RefundToken::parse("rfd_1").unwrap().as_str(),
+            "rfd_1",
+            "the mock's shape"
+        );
+        assert!(
+            RefundToken::parse("R-2024/1 a").is_ok(),
+            "no shape is shown"
+        );
+        let err = RefundToken::parse("").unwrap_err().to_string();
+        assert!(
+            err.contains("refund token") && err.contains("is empty"),
+            "{err}"
+        );
+        let err = RefundToken::parse("rfd\u{1b}[2J").unwrap_err().to_string();
+        assert!(err.contains("control character `\\u{1b}`"), "{err}");
+        assert!(!err.contains('\u{1b}'), "{err}");
+        // A server's token is kept whatever it holds: API.md shows a string.
+        let t: RefundToken = serde_json::from_str("\"\"").unwrap();
+        assert_eq!(t.as_str(), "");
+        assert_eq!(serde_json::to_string(&t).unwrap(), "\"\"");
     }
 
     proptest! {

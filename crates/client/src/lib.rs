@@ -140,7 +140,7 @@ pub use error::{ApiError, Error, ErrorKind, ErrorShape, TransportError};
 pub use id::{
     AccessKeyId, AccessKeyToken, AggregatorId, AggregatorMerchantId, AliasId, BankAccountId,
     BatchToken, DepositorId, ExternalMerchantRef, JobId, KeyId, LedgerAccountId, NumericId,
-    PartnerId, PaymentId, PayoutToken, QrCodeToken, RailMerchantId, ReportExportToken,
+    PartnerId, PaymentId, PayoutToken, QrCodeToken, RailMerchantId, RefundToken, ReportExportToken,
     TransactionToken, VaultToken, WebhookToken,
 };
 pub use model::*;

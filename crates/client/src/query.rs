@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use crate::error::Error;
 use crate::{
     AggregatorMerchantId, BatchStatus, BatchToken, PaymentId, QrType, RailMerchantStatus,
-    RefundStatus,
+    RefundStatus, RefundToken,
 };
 
 /// Query parameters as sent: name and already-formatted value.
@@ -357,7 +357,7 @@ pub struct RefundQuery {
     msg_ids: Vec<String>,
     return_ids: Vec<String>,
     request_ids: Vec<String>,
-    refund_ids: Vec<String>,
+    refund_ids: Vec<RefundToken>,
     created_from: Option<Timestamp>,
     created_to: Option<Timestamp>,
     direction: Option<Direction>,
@@ -409,10 +409,11 @@ impl RefundQuery {
         /// Keeps refunds with these client request ids.
         request_ids
     );
-    many!(
-        /// Keeps refunds with these tokens.
-        refund_ids
-    );
+    /// Keeps refunds with these tokens.
+    pub fn refund_ids(mut self, tokens: impl IntoIterator<Item = RefundToken>) -> Self {
+        self.refund_ids = tokens.into_iter().collect();
+        self
+    }
 
     /// Keeps refunds created at or after this instant (sent in whole seconds).
     pub fn created_from(mut self, at: Timestamp) -> Self {
@@ -447,10 +448,14 @@ impl RefundQuery {
             ("msg_id", &self.msg_ids),
             ("return_id", &self.return_ids),
             ("request_id", &self.request_ids),
-            ("refund_id", &self.refund_ids),
         ] {
             p.extend(values.iter().map(|v| (name, v.clone())));
         }
+        p.extend(
+            self.refund_ids
+                .iter()
+                .map(|v| ("refund_id", v.as_str().to_owned())),
+        );
         push_opt(
             &mut p,
             "start_date",

@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{Paisa, PaymentId};
+use crate::{Paisa, PaymentId, RefundToken};
 
 open_enum! {
     /// The state of a refund.
@@ -33,7 +33,7 @@ open_enum! {
 #[non_exhaustive]
 pub struct Refund {
     /// Refund token.
-    pub token: String,
+    pub token: RefundToken,
     /// The refunded payment.
     pub payment_id: PaymentId,
     /// Amount refunded.

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use crate::open_enum::open_enum;
 use crate::{
     AggregatorId, AggregatorMerchantId, BatchToken, Currency, NumericId, Paisa, PartnerId,
-    PaymentId, RailMerchantId, TransactionToken,
+    PaymentId, RailMerchantId, RefundToken, TransactionToken,
 };
 
 open_enum! {
@@ -54,7 +54,7 @@ pub struct Transaction {
     /// The payment.
     pub payment_id: PaymentId,
     /// The refund; `None` for payment transactions.
-    pub refund_id: Option<String>,
+    pub refund_id: Option<RefundToken>,
     /// Transaction type.
     pub transaction_type: TransactionType,
     /// Payment type.

@@ -220,7 +220,9 @@ const TRANSACTION_COLUMNS: [Column<Transaction>; 27] = {
         col::<Transaction>("token", Type::Text, |t| t.token.as_str().into()),
         col("id", Type::Int, |t| int(t.id.get())),
         col("payment_id", Type::Text, |t| t.payment_id.as_str().into()),
-        nullable("refund_id", Type::Text, |t| t.refund_id.as_deref().into()),
+        nullable("refund_id", Type::Text, |t| {
+            t.refund_id.as_ref().map(aggpay::RefundToken::as_str).into()
+        }),
         col("transaction_type", Type::Text, |t| {
             t.transaction_type.as_str().into()
         }),
