@@ -50,9 +50,8 @@ macro_rules! open_enum {
                     other => Err(crate::Error::invalid_input(
                         stringify!($name),
                         format!(
-                            "`{}` is not a known {}: one of {}",
+                            "`{}` is none of the known values {}",
                             crate::id::excerpt(other),
-                            stringify!($name),
                             [$($wire),+].join(", ")
                         ),
                     )),
@@ -112,7 +111,7 @@ mod tests {
         );
         let err = "COMPLETED".parse::<RefundStatus>().unwrap_err().to_string();
         assert!(
-            err.contains("`COMPLETED` is not a known RefundStatus"),
+            err.starts_with("invalid RefundStatus: `COMPLETED` is none of the known values"),
             "{err}"
         );
         assert!(
