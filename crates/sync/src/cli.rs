@@ -8,6 +8,9 @@ use clap::parser::ValueSource;
 
 use crate::store::Target;
 
+/// Batches walked at once unless `--jobs` says otherwise.
+pub const DEFAULT_JOBS: u16 = 8;
+
 /// Mirrors an aggregator's settlement batches, their transactions and
 /// payouts, its refunds, merchants and rail merchants into a SQLite file
 /// or a PostgreSQL database, incrementally and crash-safely. Name the
@@ -54,6 +57,12 @@ pub struct Args {
     /// each run (their status may still change; late ones arrive).
     #[arg(long, value_name = "DAYS", default_value_t = 7, value_parser = clap::value_parser!(u16).range(0..=3650))]
     pub refund_window: u16,
+    /// Batches whose rows are walked at once, each with its own position
+    /// and commits (one thread writes the database); 1 walks them one
+    /// after another. The default keeps a far server's round trips
+    /// overlapped without pressing a server hard.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_JOBS, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
     /// Walk the whole batch list, not only the batches after the newest
     /// one kept (for a server whose new batches may take lower ids).
     #[arg(long)]
@@ -143,6 +152,9 @@ mod tests {
             ["--max-wait", "0"],
             ["--refund-window", "-1"],
             ["--refund-window", "99999"],
+            ["--jobs", "0"],
+            ["--jobs", "65"],
+            ["--jobs", "two"],
         ] {
             let mut argv = vec!["aggpay-sync", "--db", "x.db"];
             argv.extend(bad);

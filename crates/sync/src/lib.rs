@@ -20,6 +20,8 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+#[doc(hidden)]
+pub mod ceiling;
 mod cli;
 mod engine;
 mod error;
@@ -27,7 +29,7 @@ mod progress;
 mod store;
 mod summary;
 
-pub use cli::Args;
+pub use cli::{Args, DEFAULT_JOBS};
 pub use error::{DbError, SyncError};
 pub use store::Target;
 pub use summary::{Left, Summary};
@@ -152,6 +154,7 @@ fn sync(
     let plan = engine::Plan {
         full: args.full,
         refund_window: args.refund_window(),
+        jobs: usize::from(args.jobs),
     };
     engine::Engine::new(&client, store.as_mut(), progress, plan).run(summary)
 }

@@ -18,15 +18,45 @@ pub struct Progress {
 
 #[derive(Default)]
 struct Walk {
-    batch: String,
-    kind: &'static str,
-    rows: u64,
-    /// Batches whose rows are done, of how many pending.
+    /// The walks in flight (several with `--jobs` above 1).
+    running: Vec<Running>,
+    /// Walks (one kind of one batch's rows) done, of how many pending.
     done: u64,
     pending: u64,
     /// Rows kept in this run.
     kept: u64,
     logged: Option<Instant>,
+}
+
+/// One walk in flight.
+struct Running {
+    batch: String,
+    kind: &'static str,
+    rows: u64,
+    /// The server's count of its rows.
+    of: Option<u64>,
+}
+
+impl Walk {
+    /// What the bar and the log lines say of the walks in flight: the
+    /// walk's name, or how many run at once; rows kept of how many.
+    fn shown(&self) -> (String, u64, Option<u64>) {
+        match self.running.as_slice() {
+            [one] => (format!("{} {}", one.batch, one.kind), one.rows, one.of),
+            many => (
+                format!("{} batches at once", many.len()),
+                many.iter().map(|r| r.rows).sum(),
+                many.iter().map(|r| r.of).sum(),
+            ),
+        }
+    }
+
+    fn show(&self, bar: &ProgressBar) {
+        let (name, rows, of) = self.shown();
+        bar.set_prefix(name);
+        bar.set_length(of.unwrap_or(0));
+        bar.set_position(rows);
+    }
 }
 
 /// The rate as a person reads it: whole rows a second.
@@ -98,7 +128,7 @@ impl Progress {
         }
     }
 
-    /// The rows of `n` batches are to be walked.
+    /// `n` walks (a kind of a batch's rows each) are to be made.
     pub fn pending(&self, n: u64) {
         let mut w = self.walk();
         w.pending = n;
@@ -108,49 +138,54 @@ impl Progress {
     /// The walk of a batch's rows begins (or resumes).
     pub fn walk_started(&self, batch: &str, kind: &'static str) {
         let mut w = self.walk();
-        w.batch = batch.to_owned();
-        w.kind = kind;
-        w.rows = 0;
+        w.running.push(Running {
+            batch: batch.to_owned(),
+            kind,
+            rows: 0,
+            of: None,
+        });
         if let Some(bar) = &self.bar {
-            bar.set_prefix(format!("{batch} {kind}"));
-            bar.set_position(0);
-            bar.set_length(0);
+            w.show(bar);
             bar.reset_eta();
         }
     }
 
-    /// A page of rows was kept; `of` is the server's count.
-    pub fn rows(&self, n: u64, of: Option<u64>) {
+    /// A page of `batch`'s rows was kept; `of` is the server's count.
+    pub fn rows(&self, batch: &str, n: u64, of: Option<u64>) {
         let mut w = self.walk();
-        w.rows += n;
         w.kept += n;
+        if let Some(r) = w.running.iter_mut().find(|r| r.batch == batch) {
+            r.rows += n;
+            r.of = of.or(r.of);
+        }
         if let Some(bar) = &self.bar {
-            if let Some(of) = of {
-                bar.set_length(of);
-            }
-            bar.set_position(w.rows);
+            w.show(bar);
             return;
         }
         if w.logged.is_some_and(|t| t.elapsed() >= LOG_EVERY) {
             w.logged = Some(Instant::now());
+            let (name, rows, of) = w.shown();
             let total = of.map_or_else(String::new, |of| format!(" of {of}"));
             let text = format!(
-                "batch {} of {}: {} {} {}{total}; {} rows kept so far",
-                w.done + 1,
-                w.pending,
-                w.batch,
-                w.kind,
-                w.rows,
-                w.kept
+                "{} of {} walks done; {name}: {rows}{total}; {} rows kept so far",
+                w.done, w.pending, w.kept
             );
             drop(w);
             self.line(&text);
         }
     }
 
-    /// The rows of a batch are done (walked, and verified if final).
-    pub fn batch_done(&self) {
-        self.walk().done += 1;
+    /// The walk of `batch`'s rows ended (walked, and verified if final,
+    /// or set aside).
+    pub fn walk_ended(&self, batch: &str) {
+        let mut w = self.walk();
+        w.running.retain(|r| r.batch != batch);
+        w.done += 1;
+        if let Some(bar) = &self.bar
+            && !w.running.is_empty()
+        {
+            w.show(bar);
+        }
     }
 
     /// Clears the bar.

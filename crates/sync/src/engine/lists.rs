@@ -92,7 +92,7 @@ impl Engine<'_> {
                 Ok(page) => page.items,
                 Err(e) => {
                     // What was read is kept; the list is read again next run.
-                    self.store.commit(None)?;
+                    self.store.commit(&[])?;
                     let setback = self.server(e)?;
                     self.set_aside(name, name, &setback);
                     return Ok(None);
@@ -108,7 +108,7 @@ impl Engine<'_> {
             newest = page.iter().map(CreatedAt::created).chain(newest).max();
             let rows: Vec<_> = page.iter().map(|r| table.row(None, r)).collect();
             self.store.write(table, &rows)?;
-            self.store.commit(None)?;
+            self.store.commit(&[])?;
         }
         let count = walk.reported_count();
         if count.is_some_and(|c| c != read) {

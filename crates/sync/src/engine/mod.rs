@@ -25,6 +25,12 @@ use crate::summary::{Left, Summary};
 /// Rows a page asks for (API.md's maximum).
 const PAGE: u32 = 100;
 
+/// The longest a page waits for its commit: pages that come faster share
+/// one transaction (far fewer index pages rewritten per row); a killed
+/// run loses at most that much work, and never rows without their
+/// position or a position without its rows.
+pub(crate) const GROUP_TIME: std::time::Duration = std::time::Duration::from_millis(1000);
+
 /// How a walk of one kind of a batch's rows ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum End {
@@ -56,6 +62,8 @@ pub struct Plan {
     /// Refunds created within this long before the newest one mirrored
     /// are read again (their status may still change).
     pub refund_window: jiff::SignedDuration,
+    /// Batches walked at once (1: one after another).
+    pub jobs: usize,
 }
 
 /// A run in progress.
@@ -184,29 +192,39 @@ impl<'a> Engine<'a> {
         self.lists()?;
         let pending = self.store.pending()?;
         self.progress.stage("rows");
-        self.progress.pending(pending.len() as u64);
-        let mut results: Vec<(Pending, Vec<(Kind, End)>)> = Vec::new();
-        for batch in pending {
-            let mut ends = Vec::new();
-            for kind in wanted(&batch) {
-                ends.push((kind, self.rows(&batch, kind)?));
-            }
-            self.progress.batch_done();
-            results.push((batch, ends));
-        }
+        self.progress
+            .pending(pending.iter().map(|b| wanted(b).len() as u64).sum());
+        let mut ends = self.rows(&pending)?;
         // What failed only for now gets one more try before the run ends.
-        for (batch, ends) in &mut results {
-            for (kind, end) in ends.iter_mut() {
-                if *end == End::Aside(true) {
-                    let subject = batch.token.as_str();
-                    self.summary
-                        .left
-                        .retain(|l| !(l.subject == subject && l.kind == kind.as_str()));
-                    *end = self.rows(batch, *kind)?;
+        let again: Vec<(usize, Kind)> = ends
+            .iter()
+            .enumerate()
+            .flat_map(|(i, e)| e.iter().map(move |(kind, end)| (i, *kind, *end)))
+            .filter(|(_, _, end)| *end == End::Aside(true))
+            .map(|(i, kind, _)| (i, kind))
+            .collect();
+        for &(i, kind) in &again {
+            let subject = pending[i].token.as_str();
+            self.summary
+                .left
+                .retain(|l| !(l.subject == subject && l.kind == kind.as_str()));
+        }
+        for kind in [Kind::Transactions, Kind::Payouts] {
+            let which: Vec<usize> = again
+                .iter()
+                .filter(|(_, k)| *k == kind)
+                .map(|(i, _)| *i)
+                .collect();
+            let batches: Vec<Pending> = which.iter().map(|&i| pending[i].clone()).collect();
+            for (i, end) in which.into_iter().zip(self.walk_kind(kind, &batches)?) {
+                for (k, e) in &mut ends[i] {
+                    if *k == kind {
+                        *e = end;
+                    }
                 }
             }
         }
-        for (batch, ends) in &results {
+        for (batch, ends) in pending.iter().zip(&ends) {
             if !batch.status.is_final() {
                 self.summary.batches_open += 1;
             } else if ends.iter().all(|(_, e)| *e == End::Verified) {
@@ -216,24 +234,46 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    /// Walks one kind of rows of a batch; sets it aside when it fails.
-    fn rows(&mut self, batch: &Pending, kind: Kind) -> Result<End, SyncError> {
-        let walked = match kind {
+    /// Walks the rows every pending batch still needs: how each kind of
+    /// each batch ended. With one job, batch after batch (its transactions,
+    /// then its payouts); with more, the transactions of all of them
+    /// `jobs` at a time, then the payouts.
+    fn rows(&mut self, pending: &[Pending]) -> Result<Vec<Vec<(Kind, End)>>, SyncError> {
+        let mut ends: Vec<Vec<(Kind, End)>> = vec![Vec::new(); pending.len()];
+        if self.plan.jobs <= 1 {
+            for (batch, ends) in pending.iter().zip(&mut ends) {
+                for kind in wanted(batch) {
+                    let end = self.walk_kind(kind, std::slice::from_ref(batch))?;
+                    ends.extend(end.into_iter().map(|e| (kind, e)));
+                }
+            }
+            return Ok(ends);
+        }
+        for kind in [Kind::Transactions, Kind::Payouts] {
+            let which: Vec<usize> = (0..pending.len())
+                .filter(|&i| wanted(&pending[i]).contains(&kind))
+                .collect();
+            let batches: Vec<Pending> = which.iter().map(|&i| pending[i].clone()).collect();
+            for (i, end) in which.into_iter().zip(self.walk_kind(kind, &batches)?) {
+                ends[i].push((kind, end));
+            }
+        }
+        Ok(ends)
+    }
+
+    /// Walks one kind of rows of `batches` ([`Engine::walk_all`]).
+    fn walk_kind(&mut self, kind: Kind, batches: &[Pending]) -> Result<Vec<End>, SyncError> {
+        if batches.is_empty() {
+            return Ok(Vec::new());
+        }
+        match kind {
             Kind::Transactions => {
-                self.walk::<aggpay::Transaction>(batch, |c, t, q| c.batch_transactions(t, q))?
+                self.walk_all::<aggpay::Transaction>(batches, |c, t, q| c.batch_transactions(t, q))
             }
             Kind::Payouts => {
-                self.walk::<aggpay::SettlementPayout>(batch, |c, t, q| c.batch_payouts(t, q))?
+                self.walk_all::<aggpay::SettlementPayout>(batches, |c, t, q| c.batch_payouts(t, q))
             }
-        };
-        Ok(match walked {
-            Ok(true) => End::Verified,
-            Ok(false) => End::Walked,
-            Err(setback) => {
-                self.set_aside(batch.token.as_str(), kind.as_str(), &setback);
-                End::Aside(setback.transient())
-            }
-        })
+        }
     }
 
     /// Names a piece of the run set aside, and why.

@@ -1,15 +1,15 @@
-//! The walk of one kind of one batch's rows, in parts: where it resumes,
-//! the fetchers (one per end of the batch), and the writer that keeps
-//! each page with the position after it, meets the two ends, commits in
-//! groups, and verifies a final batch at the end.
+//! The walks of batches' rows, several side by side: where each resumes,
+//! the fetchers (one per end of a batch), and the one writer that keeps
+//! each page with the positions after it, meets the two ends of a batch,
+//! commits in groups, and verifies a final batch at its end.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use aggpay::{BatchToken, Client, Direction, Pages, TransactionQuery, WalkPosition};
 
-use super::{Engine, PAGE, Setback};
+use super::{End, Engine, GROUP_TIME, PAGE, Setback};
 use crate::error::SyncError;
 use crate::store::{Kind, Mirrored, Pending, WalkCommit, WalkState};
 
@@ -18,18 +18,13 @@ use crate::store::{Kind, Mirrored, Pending, WalkCommit, WalkState};
 const PAGES_AHEAD: usize = 64;
 /// A final batch of at least this many rows is walked from both ends.
 const TWO_ENDS_FROM: u64 = 5_000;
-/// The longest a page waits for its commit: pages that come faster share
-/// one transaction (far fewer index pages rewritten per row); a killed
-/// run loses at most that much work, and never rows without their
-/// position or a position without its rows.
-const GROUP_TIME: Duration = Duration::from_millis(1000);
 
 /// The walk of a batch's rows of one kind.
-type Walker<T> = fn(&Client, &BatchToken, &TransactionQuery) -> Pages<T>;
+pub(super) type Walker<T> = fn(&Client, &BatchToken, &TransactionQuery) -> Pages<T>;
 
-/// A page on its way from the network to the database, or why the walk
-/// failed.
-type Message<T> = Result<Fetched<T>, aggpay::Error>;
+/// A page on its way from the network to the database (tagged with the
+/// walk it belongs to), or why the walk failed.
+type Message<T> = (usize, Result<Fetched<T>, aggpay::Error>);
 
 /// A page on its way from the network to the database.
 struct Fetched<T> {
@@ -64,83 +59,196 @@ enum Step {
     Next,
     /// Every row is kept.
     Done,
-    /// The walk is set aside.
-    Aside(Setback),
+    /// The server failed: the walk is set aside.
+    Failed(aggpay::Error),
+    /// The page broke the mirror's rules: recorded, and the walk set aside.
+    Broken(String),
 }
 
-/// The writer's side of a walk.
+/// The writer's side of one walk.
 struct Writing {
     state: WalkState,
     server_count: Option<u64>,
-    /// Rows written since the last commit, and since when.
-    pending: u64,
-    opened: Instant,
+    /// The position moved since the last commit.
+    dirty: bool,
     /// Whether the descending walk runs (or ran).
     tail_started: bool,
 }
 
+/// The walks in flight, and the transaction they share.
+struct Flight {
+    /// By walk: its writer's side while it runs.
+    walks: Vec<Option<Writing>>,
+    /// When the open transaction got its first rows.
+    opened: Option<Instant>,
+}
+
 impl Engine<'_> {
-    /// Walks one kind of rows of one batch from where it stopped, writing
-    /// pages with the positions after them; verifies a final batch. A
-    /// large final batch is walked from both ends at once, until the two
-    /// walks meet: twice the pages in flight, half the wait. `Ok(true)`
-    /// when the rows were verified; a setback when the walk was set aside.
-    pub(super) fn walk<T: Mirrored>(
+    /// Walks one kind of rows of each of `batches` from where it stopped,
+    /// `jobs` batches at once, writing pages with the positions after
+    /// them; verifies a final batch at its end. A large final batch is
+    /// walked from both ends at once, until the two walks meet. One
+    /// thread writes: the database sees one writer whatever `jobs` is.
+    /// How each walk ended, in the order of `batches`; a walk that failed
+    /// is set aside (named in the summary) and the others go on.
+    pub(super) fn walk_all<T: Mirrored>(
         &mut self,
-        batch: &Pending,
+        batches: &[Pending],
         pages: Walker<T>,
-    ) -> Result<Result<bool, Setback>, SyncError> {
+    ) -> Result<Vec<End>, SyncError> {
         let kind = T::KIND;
-        let Resumed { state, head, tail } = self.resume(batch, kind, pages)?;
-        self.progress
-            .walk_started(batch.token.as_str(), kind.as_str());
-        let stop = AtomicBool::new(false);
+        let jobs = self.plan.jobs.max(1);
+        let stops: Vec<AtomicBool> = batches.iter().map(|_| AtomicBool::new(false)).collect();
         let (sender, receiver) = mpsc::sync_channel::<Message<T>>(PAGES_AHEAD);
-        let mut writing = Writing {
-            tail_started: tail.is_some(),
-            state,
-            server_count: None,
-            pending: 0,
-            opened: Instant::now(),
+        let mut flight = Flight {
+            walks: batches.iter().map(|_| None).collect(),
+            opened: None,
         };
-        let ended = std::thread::scope(|scope| -> Result<Step, SyncError> {
-            scope.spawn(fetcher(Side::Head, head, sender.clone(), &stop));
-            if let Some(tail) = tail {
-                scope.spawn(fetcher(Side::Tail, tail, sender.clone(), &stop));
-            }
-            // Owned here: leaving drops it, the fetchers' next sends fail
-            // and end them (the scope then joins them).
+        let mut ends: Vec<Option<End>> = vec![None; batches.len()];
+        std::thread::scope(|scope| -> Result<(), SyncError> {
+            // Owned here: leaving (at the end, or on a database error)
+            // drops them, the fetchers' next sends fail and end them (the
+            // scope then joins them).
             let receiver = receiver;
-            let ended = loop {
-                let Ok(message) = receiver.recv() else {
-                    break Step::Done;
+            let sender = sender;
+            let mut next = 0;
+            let mut running = 0;
+            loop {
+                while running < jobs && next < batches.len() {
+                    let i = next;
+                    next += 1;
+                    let Resumed { state, head, tail } = self.resume(&batches[i], kind, pages)?;
+                    self.progress
+                        .walk_started(batches[i].token.as_str(), kind.as_str());
+                    scope.spawn(fetcher(i, Side::Head, head, sender.clone(), &stops[i]));
+                    let tail_started = tail.is_some();
+                    if let Some(tail) = tail {
+                        scope.spawn(fetcher(i, Side::Tail, tail, sender.clone(), &stops[i]));
+                    }
+                    flight.walks[i] = Some(Writing {
+                        state,
+                        server_count: None,
+                        dirty: false,
+                        tail_started,
+                    });
+                    running += 1;
+                }
+                if running == 0 {
+                    break;
+                }
+                let wait = flight
+                    .opened
+                    .map_or(GROUP_TIME, |t| GROUP_TIME.saturating_sub(t.elapsed()));
+                let (i, message) = match receiver.recv_timeout(wait) {
+                    Ok(message) => message,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        // Rows wait no longer than a group's time for
+                        // their commit, however slow the next page.
+                        if flight.opened.is_some() {
+                            self.commit_all(batches, kind, &mut flight)?;
+                        }
+                        continue;
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        unreachable!("the writer holds a sender while walks run")
+                    }
                 };
-                let step = self.page(batch, &mut writing, message)?;
-                if !matches!(step, Step::Next) {
-                    break step;
+                // A page of a walk already ended (its fetchers were told to
+                // stop) is dropped.
+                let Some(writing) = flight.walks[i].as_mut() else {
+                    continue;
+                };
+                let batch = &batches[i];
+                let step = self.page(batch, writing, message)?;
+                if writing.dirty && flight.opened.is_none() {
+                    flight.opened = Some(Instant::now());
                 }
-                if self.tail_due(batch, &writing) {
-                    writing.tail_started = true;
-                    let query = TransactionQuery::new()
-                        .direction(Direction::Desc)
-                        .limit(PAGE);
-                    scope.spawn(fetcher(
-                        Side::Tail,
-                        pages(self.client, &batch.token, &query),
-                        sender.clone(),
-                        &stop,
-                    ));
+                if matches!(step, Step::Next) {
+                    if self.tail_due(batch, writing) {
+                        writing.tail_started = true;
+                        let query = TransactionQuery::new()
+                            .direction(Direction::Desc)
+                            .limit(PAGE);
+                        let walk = pages(self.client, &batch.token, &query);
+                        scope.spawn(fetcher(i, Side::Tail, walk, sender.clone(), &stops[i]));
+                    }
+                    if flight.opened.is_some_and(|t| t.elapsed() >= GROUP_TIME) {
+                        self.commit_all(batches, kind, &mut flight)?;
+                    }
+                    continue;
                 }
-            };
-            stop.store(true, Ordering::SeqCst);
-            drop(sender);
-            Ok(ended)
+                // The walk ended: what it fetched is kept (with every other
+                // walk's rows and positions), then it is judged.
+                stops[i].store(true, Ordering::SeqCst);
+                self.commit_all(batches, kind, &mut flight)?;
+                let writing = flight.walks[i].take();
+                running -= 1;
+                let end = match step {
+                    Step::Next | Step::Done if !batch.status.is_final() => End::Walked,
+                    Step::Next | Step::Done => {
+                        let server_count = writing.and_then(|w| w.server_count);
+                        match self.verify(batch, kind, server_count)? {
+                            Ok(()) => End::Verified,
+                            Err(setback) => self.aside(batch, kind, &setback),
+                        }
+                    }
+                    Step::Failed(e) => {
+                        let setback = self.server(e)?;
+                        self.aside(batch, kind, &setback)
+                    }
+                    Step::Broken(message) => {
+                        let setback =
+                            self.integrity(batch.token.as_str(), kind.as_str(), message)?;
+                        self.aside(batch, kind, &setback)
+                    }
+                };
+                self.progress.walk_ended(batch.token.as_str());
+                ends[i] = Some(end);
+            }
+            for stop in &stops {
+                stop.store(true, Ordering::SeqCst);
+            }
+            Ok(())
         })?;
-        match ended {
-            Step::Aside(setback) => Ok(Err(setback)),
-            Step::Next | Step::Done if !batch.status.is_final() => Ok(Ok(false)),
-            Step::Next | Step::Done => self.verify(batch, kind, writing.server_count),
+        Ok(ends
+            .into_iter()
+            .map(|end| end.unwrap_or_else(|| unreachable!("every walk started ends")))
+            .collect())
+    }
+
+    /// Names a walk set aside; how it ended.
+    fn aside(&mut self, batch: &Pending, kind: Kind, setback: &Setback) -> End {
+        self.set_aside(batch.token.as_str(), kind.as_str(), setback);
+        End::Aside(setback.transient())
+    }
+
+    /// Commits the rows written, with the position of every walk that
+    /// moved since the last commit.
+    fn commit_all(
+        &mut self,
+        batches: &[Pending],
+        kind: Kind,
+        flight: &mut Flight,
+    ) -> Result<(), SyncError> {
+        let commits: Vec<WalkCommit<'_>> = flight
+            .walks
+            .iter()
+            .zip(batches)
+            .filter_map(|(w, batch)| {
+                w.as_ref().filter(|w| w.dirty).map(|w| WalkCommit {
+                    batch: &batch.token,
+                    kind,
+                    state: &w.state,
+                    server_count: w.server_count,
+                })
+            })
+            .collect();
+        self.store.commit(&commits)?;
+        for w in flight.walks.iter_mut().flatten() {
+            w.dirty = false;
         }
+        flight.opened = None;
+        Ok(())
     }
 
     /// Where the walks of a batch's rows resume: the saved positions, or,
@@ -194,26 +302,19 @@ impl Engine<'_> {
         }
     }
 
-    /// Keeps one page (the rows the other walk has not kept) with the
-    /// position after it; commits a group when due or at the end.
+    /// Writes one page (the rows the other end has not kept) in the open
+    /// transaction and moves the walk's position past it.
     fn page<T: Mirrored>(
         &mut self,
         batch: &Pending,
         w: &mut Writing,
-        message: Message<T>,
+        fetched: Result<Fetched<T>, aggpay::Error>,
     ) -> Result<Step, SyncError> {
         let kind = T::KIND;
-        let fetched = match message {
+        let fetched = match fetched {
             Ok(fetched) => fetched,
-            Err(e) => {
-                // What was fetched before the failure is kept.
-                self.commit(batch, kind, w)?;
-                return self.server(e).map(Step::Aside);
-            }
+            Err(e) => return Ok(Step::Failed(e)),
         };
-        if pending_is_new(w) {
-            w.opened = Instant::now();
-        }
         if !fetched.last {
             self.summary.pages += 1;
         }
@@ -223,22 +324,18 @@ impl Engine<'_> {
             .iter()
             .find(|r| *r.aggregator() != self.aggregator)
         {
-            let message = format!(
+            return Ok(Step::Broken(format!(
                 "batch {} ({}): a row names aggregator {}, not {}: not stored",
                 batch.token,
                 kind.as_str(),
                 aggpay_internal::text::excerpt(foreign.aggregator().as_str(), 60),
                 self.aggregator
-            );
-            return self
-                .integrity(batch.token.as_str(), kind.as_str(), message)
-                .map(Step::Aside);
+            )));
         }
         let (fresh, met) = fresh_rows(fetched.rows, fetched.side, &w.state);
         let table = T::table();
         let rows: Vec<_> = fresh.iter().map(|r| table.row(Some(batch.id), r)).collect();
         self.store.write(table, &rows)?;
-        w.pending += rows.len() as u64;
         let ids = fresh.iter().filter_map(|r| r.order_id().map(|i| i.get()));
         match fetched.side {
             Side::Head => {
@@ -250,25 +347,15 @@ impl Engine<'_> {
                 w.state.tail_id = ids.min().into_iter().chain(w.state.tail_id).min();
             }
         }
+        w.dirty = true;
+        self.progress
+            .rows(batch.token.as_str(), fresh.len() as u64, w.server_count);
         // Meeting the other walk, or the end of either, keeps every row.
-        let done = met || fetched.last;
-        if done || w.opened.elapsed() >= GROUP_TIME {
-            self.commit(batch, kind, w)?;
-        }
-        self.progress.rows(fresh.len() as u64, w.server_count);
-        Ok(if done { Step::Done } else { Step::Next })
-    }
-
-    /// Commits the rows written with the position after them.
-    fn commit(&mut self, batch: &Pending, kind: Kind, w: &mut Writing) -> Result<(), SyncError> {
-        self.store.commit(Some(WalkCommit {
-            batch: &batch.token,
-            kind,
-            state: &w.state,
-            server_count: w.server_count,
-        }))?;
-        w.pending = 0;
-        Ok(())
+        Ok(if met || fetched.last {
+            Step::Done
+        } else {
+            Step::Next
+        })
     }
 
     /// A large final batch: the other end starts once the first page tells
@@ -279,17 +366,18 @@ impl Engine<'_> {
             && w.server_count.is_some_and(|c| c >= TWO_ENDS_FROM)
     }
 
-    /// A final batch's rows against the server's count.
+    /// A final batch's rows against the server's count; marked verified
+    /// when they agree.
     fn verify(
         &mut self,
         batch: &Pending,
         kind: Kind,
         server_count: Option<u64>,
-    ) -> Result<Result<bool, Setback>, SyncError> {
+    ) -> Result<Result<(), Setback>, SyncError> {
         let kept = self.store.count_rows(batch.id, kind)?;
         if server_count == Some(kept) {
             self.store.mark_verified(&batch.token, kind)?;
-            return Ok(Ok(true));
+            return Ok(Ok(()));
         }
         let message = format!(
             "batch {} ({}): {kept} {} kept, the server counts {}; it will be walked again",
@@ -305,13 +393,10 @@ impl Engine<'_> {
     }
 }
 
-fn pending_is_new(w: &Writing) -> bool {
-    w.pending == 0
-}
-
 /// The body of a fetching thread: pages of `walk`, sent to the writer
 /// until the walk ends, fails, or the writer stops it.
 fn fetcher<'s, T: Mirrored>(
+    walk_index: usize,
     side: Side,
     mut walk: Pages<T>,
     sender: mpsc::SyncSender<Message<T>>,
@@ -338,7 +423,7 @@ fn fetcher<'s, T: Mirrored>(
             };
             let end = !matches!(&message, Ok(f) if !f.last);
             // The writer stopped (done, set aside, or a database error).
-            if sender.send(message).is_err() || end {
+            if sender.send((walk_index, message)).is_err() || end {
                 return;
             }
         }

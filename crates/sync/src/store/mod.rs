@@ -163,7 +163,7 @@ pub struct BatchChanges {
 
 impl BatchChanges {
     /// Counts `batch`, whose kept status was `before` (none: not kept).
-    fn saw(&mut self, before: Option<&str>, batch: &SettlementBatch) {
+    pub(crate) fn saw(&mut self, before: Option<&str>, batch: &SettlementBatch) {
         match before {
             None => self.new += 1,
             Some(s) if s != batch.status.as_str() => self.changed += 1,
@@ -226,8 +226,9 @@ pub trait Store {
         table: &'static dyn Shape,
         rows: &[Vec<Value<'_>>],
     ) -> Result<(), SyncError>;
-    /// Commits the rows written, with the walk position after them.
-    fn commit(&mut self, walk: Option<WalkCommit<'_>>) -> Result<(), SyncError>;
+    /// Commits the rows written, with the positions after them of every
+    /// walk that wrote some (walks run side by side share a transaction).
+    fn commit(&mut self, walks: &[WalkCommit<'_>]) -> Result<(), SyncError>;
     /// Drops the rows written since the last commit.
     fn rollback(&mut self);
     /// The rows of a batch in the mirror.
@@ -313,7 +314,7 @@ fn now() -> String {
 }
 
 /// A pending batch from the database's text.
-fn pending(
+pub(crate) fn pending(
     token: String,
     id: i64,
     status: &str,
@@ -481,12 +482,12 @@ mod tests {
         // New rows, enough for several chunks of a bulk backend.
         let first: Vec<_> = (0..9_000).map(|n| row(table, 7, n, "a")).collect();
         store.write(table, &first).unwrap();
-        store.commit(None).unwrap();
+        store.commit(&[]).unwrap();
         // Kept rows again, changed, beside new ones; a row twice.
         let mut again: Vec<_> = (8_990..9_010).map(|n| row(table, 7, n, "b")).collect();
         again.push(row(table, 7, 9_005, "b"));
         store.write(table, &again).unwrap();
-        store.commit(None).unwrap();
+        store.commit(&[]).unwrap();
         assert_eq!(store.count_rows(7, Kind::Transactions).unwrap(), 9_010);
         assert_eq!(
             read("SELECT status FROM transactions WHERE token = 'tok-8995'"),
@@ -500,13 +501,13 @@ mod tests {
         store.write(table, &[row(table, 7, 20_000, "c")]).unwrap();
         store.rollback();
         store.write(table, &[row(table, 7, 20_001, "c")]).unwrap();
-        store.commit(None).unwrap();
+        store.commit(&[]).unwrap();
         assert_eq!(store.count_rows(7, Kind::Transactions).unwrap(), 9_011);
         // A batch walked again: whole chunks of kept rows, each refused by
         // a bulk backend's straight copy and merged through staging.
         let walked_again: Vec<_> = (0..6_000).map(|n| row(table, 7, n, "e")).collect();
         store.write(table, &walked_again).unwrap();
-        store.commit(None).unwrap();
+        store.commit(&[]).unwrap();
         assert_eq!(store.count_rows(7, Kind::Transactions).unwrap(), 9_011);
         assert_eq!(
             read("SELECT status FROM transactions WHERE token = 'tok-5999'"),
@@ -516,7 +517,7 @@ mod tests {
         let orphan = row(table, 8, 30_000, "d");
         let refused = store
             .write(table, std::slice::from_ref(&orphan))
-            .and_then(|()| store.commit(None));
+            .and_then(|()| store.commit(&[]));
         assert!(refused.is_err());
         store.rollback();
         assert_eq!(store.count_rows(8, Kind::Transactions).unwrap(), 0);

@@ -487,7 +487,7 @@ impl Mirrored for SettlementPayout {
 }
 
 /// The two kinds of rows a batch has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// Payment and refund transactions.
     Transactions,

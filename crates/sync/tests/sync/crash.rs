@@ -1,12 +1,13 @@
 //! Killed at random instants (SIGKILL) while the server fails, throttles
-//! and resets connections: the mirror ends equal to one clean run's.
+//! and resets connections, walking one batch at a time or several at
+//! once: the mirror ends equal to one clean run's (one batch at a time).
 
 use std::time::{Duration, Instant};
 
 use aggpay_mock::{Chaos, MockConfig, MockServer};
 use aggpay_testkit::TempDir;
 
-use crate::support::{Db, command, on_both, sync};
+use crate::support::{Db, command, finish, on_both, sync};
 
 fn config() -> MockConfig {
     MockConfig::new()
@@ -35,7 +36,11 @@ fn killed_runs_resume_to_the_same_mirror_as_a_clean_run() {
     // The reference: one clean run of the same data.
     let clean_server = MockServer::start(config()).unwrap();
     let clean = Db::sqlite(dir.join("clean.db"));
-    let (code, summary, err) = sync(&clean_server, &clean);
+    let out = command(&clean_server, &clean)
+        .args(["--jobs", "1"])
+        .output()
+        .unwrap();
+    let (code, summary, err) = finish(out);
     assert_eq!(code, 0, "{err}");
     assert!(summary["transactions"]["total"].as_u64().unwrap() > 40_000);
     let want = clean.dump();
@@ -60,8 +65,11 @@ fn killed_runs(server: &MockServer, db: &Db, want: &[String]) {
             break;
         }
         let before = db.runs();
+        // Runs one batch at a time and several at once take turns: each
+        // resumes from what the others committed.
+        let jobs = ["1", "2", "8"][rng.below(3) as usize];
         let mut child = command(server, db)
-            .arg("--quiet")
+            .args(["--quiet", "--jobs", jobs])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -20,9 +20,10 @@ fn server() -> MockServer {
 }
 
 /// The batches of a server with at least two pages of transactions,
-/// final ones (their walks must end verified).
+/// final ones (their walks must end verified), after a sync of `db` one
+/// batch at a time (the runs under test walk several at once).
 fn batches_with_pages(server: &MockServer, db: &Db) -> Vec<String> {
-    let (code, _, err) = sync(server, db);
+    let (code, _, err) = finish(command(server, db).args(["--jobs", "1"]).output().unwrap());
     assert_eq!(code, 0, "{err}");
     let rows = db.rows(
         "SELECT b.token FROM batches b WHERE b.status IN ('BATCH_COMPLETED', 'BATCH_FAILED')

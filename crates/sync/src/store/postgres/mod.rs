@@ -611,10 +611,10 @@ impl Store for Postgres {
         Ok(())
     }
 
-    fn commit(&mut self, walk: Option<WalkCommit<'_>>) -> Result<(), SyncError> {
+    fn commit(&mut self, walks: &[WalkCommit<'_>]) -> Result<(), SyncError> {
         self.begin()?;
         self.flush()?;
-        if let Some(w) = walk {
+        for w in walks {
             let int = |n: Option<u64>| n.and_then(|n| i64::try_from(n).ok());
             self.client
                 .execute(

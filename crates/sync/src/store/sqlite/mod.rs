@@ -495,9 +495,9 @@ impl Store for Sqlite {
         Ok(())
     }
 
-    fn commit(&mut self, walk: Option<WalkCommit<'_>>) -> Result<(), SyncError> {
+    fn commit(&mut self, walks: &[WalkCommit<'_>]) -> Result<(), SyncError> {
         self.begin()?;
-        if let Some(w) = walk {
+        for w in walks {
             let int = |n: Option<u64>| n.and_then(|n| i64::try_from(n).ok());
             self.conn
                 .prepare_cached(
