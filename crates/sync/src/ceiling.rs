@@ -51,7 +51,7 @@ pub fn network(client: &Client, jobs: usize) -> Result<Summary, SyncError> {
 }
 
 /// The store ceiling: `rows` transactions of `batch` (copies of `page`,
-/// each with a token and id of its own) written into a new mirror at
+/// each with an id and a scattered token of its own) written into a new mirror at
 /// `target` the way a walk writes them: a page of 100 at a time, a commit
 /// with the walk's position each [`crate::engine::GROUP_TIME`], the store
 /// opened and closed (its last checkpoint) inside the time. The seconds
@@ -87,7 +87,15 @@ pub fn store(
         for t in &mut page[..take] {
             n += 1;
             t.id = NumericId::new(n);
-            t.token = TransactionToken::parse(format!("txn_ceiling{n}"))
+            // Tokens as a server makes them (the mock's: 20 random hex
+            // digits): where a token falls in the primary key's index is
+            // much of a write's cost, and counted tokens would all fall
+            // at its end.
+            t.token = TransactionToken::parse(format!(
+                "txn_{:016x}{:04x}",
+                mix(n),
+                mix(!n) & 0xffff
+            ))
                 .map_err(|e| SyncError::Config(e.to_string()))?;
         }
         let values: Vec<Vec<Value<'_>>> = page[..take]
@@ -117,6 +125,14 @@ pub fn store(
         )));
     }
     Ok(took)
+}
+
+/// A 64-bit mix of `n` (SplitMix64's finalizer): scattered tokens.
+fn mix(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// A store that keeps what the walks read back (batches, positions,
