@@ -22,7 +22,7 @@ use aggpay::{
 };
 
 use crate::engine::{Engine, Plan};
-use crate::error::SyncError;
+use crate::error::{Setup, SyncError};
 use crate::progress::Progress;
 use crate::store::tables::TRANSACTIONS;
 use crate::store::{
@@ -68,16 +68,13 @@ pub fn store(
     rows: u64,
 ) -> Result<Duration, SyncError> {
     if page.is_empty() {
-        return Err(SyncError::Config(
-            "the store ceiling needs a page of rows".into(),
-        ));
+        return Err(wrong("the store ceiling needs a page of rows"));
     }
     let started = Instant::now();
     let mut store = crate::store::open(target, aggregator, &mut drop)?;
     store.bind_source("ceiling", aggregator)?;
     store.upsert_batches(std::slice::from_ref(batch))?;
-    let batch_id = i64::try_from(batch.id.get())
-        .map_err(|_| SyncError::Config("a batch id beyond i64".into()))?;
+    let batch_id = i64::try_from(batch.id.get()).map_err(|_| wrong("a batch id beyond i64"))?;
     let mut page = page.to_vec();
     let mut state = WalkState::default();
     let mut opened: Option<Instant> = None;
@@ -91,12 +88,9 @@ pub fn store(
             // digits): where a token falls in the primary key's index is
             // much of a write's cost, and counted tokens would all fall
             // at its end.
-            t.token = TransactionToken::parse(format!(
-                "txn_{:016x}{:04x}",
-                mix(n),
-                mix(!n) & 0xffff
-            ))
-                .map_err(|e| SyncError::Config(e.to_string()))?;
+            t.token =
+                TransactionToken::parse(format!("txn_{:016x}{:04x}", mix(n), mix(!n) & 0xffff))
+                    .map_err(|e| wrong(&e.to_string()))?;
         }
         let values: Vec<Vec<Value<'_>>> = page[..take]
             .iter()
@@ -120,11 +114,16 @@ pub fn store(
     drop(store);
     let took = started.elapsed();
     if kept != rows {
-        return Err(SyncError::Config(format!(
+        return Err(wrong(&format!(
             "the store ceiling kept {kept} rows of {rows}"
         )));
     }
     Ok(took)
+}
+
+/// A measurement that cannot be made as asked.
+fn wrong(why: &str) -> SyncError {
+    SyncError::Setup(Setup::Arguments(why.to_owned()))
 }
 
 /// A 64-bit mix of `n` (SplitMix64's finalizer): scattered tokens.

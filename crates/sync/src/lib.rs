@@ -30,7 +30,7 @@ mod store;
 mod summary;
 
 pub use cli::{Args, DEFAULT_JOBS};
-pub use error::{DbError, SyncError};
+pub use error::{DbError, Refusal, Setup, SetupCause, SyncError};
 pub use store::Target;
 pub use summary::{Left, Summary};
 
@@ -134,7 +134,7 @@ fn sync(
     let setup = args
         .server
         .resolve(&mut std::io::stdin())
-        .map_err(SyncError::Config)?;
+        .map_err(|e| SyncError::Setup(Setup::Arguments(e)))?;
     for w in &setup.warnings {
         warning(stderr, w);
     }
@@ -180,7 +180,7 @@ fn client(
         } => {
             summary.target = base.clone();
             let aggregator = AggregatorId::parse(aggregator)
-                .map_err(|e| SyncError::Config(format!("the aggregator id: {e}")))?;
+                .map_err(|e| SyncError::Setup(Setup::AggregatorId(e.to_string())))?;
             aggpay_internal::preflight::check(&aggpay_internal::preflight::Check {
                 base: &base,
                 aggregator: aggregator.as_str(),
@@ -191,13 +191,18 @@ fn client(
                 user_agent: concat!("aggpay-sync/", env!("CARGO_PKG_VERSION")),
             })
             .map(|_| ())
-            .map_err(|p| SyncError::Config(p.message))?;
+            .map_err(|p| {
+                SyncError::Setup(Setup::Server {
+                    cause: p.cause,
+                    message: p.message,
+                })
+            })?;
             let builder = Client::builder(base, aggregator, Secret::new(key.expose()));
             (builder, None)
         }
         Server::Mock => {
             let server = MockServer::start(MockConfig::new())
-                .map_err(|e| SyncError::Config(format!("the built-in mock did not start: {e}")))?;
+                .map_err(|e| SyncError::Setup(Setup::Mock(e.to_string())))?;
             summary.target = format!("{} (built-in mock)", server.url());
             if !args.quiet {
                 let _ = writeln!(

@@ -5,6 +5,7 @@
 //! foreign one, foreign keys enforced.
 
 mod postgres;
+mod sql;
 mod sqlite;
 pub mod tables;
 
@@ -12,6 +13,7 @@ use std::path::PathBuf;
 
 use aggpay::{AggregatorId, BatchStatus, BatchToken, SettlementBatch};
 
+pub(crate) use crate::error::Refusal;
 use crate::error::SyncError;
 pub use tables::{Kind, Mirrored, Shape, Value};
 
@@ -266,8 +268,10 @@ pub fn open(
     warn: &mut dyn FnMut(String),
 ) -> Result<Box<dyn Store>, SyncError> {
     Ok(match target {
-        Target::Sqlite(path) => Box::new(sqlite::Sqlite::open(path)?),
-        Target::Postgres(url) => Box::new(postgres::Postgres::open(url, aggregator, warn)?),
+        Target::Sqlite(path) => Box::new(sql::Sql::new(sqlite::Sqlite::open(path)?)),
+        Target::Postgres(url) => Box::new(sql::Sql::new(postgres::Postgres::open(
+            url, aggregator, warn,
+        )?)),
     })
 }
 
@@ -292,13 +296,13 @@ fn updates(shape: &dyn Shape) -> String {
         .join(", ")
 }
 
-/// The upsert of one row of `shape`, keyed by `token`; `param(i)` is the
-/// i-th placeholder (from 1). The tool's own columns take a placeholder
-/// too (the time now).
-fn upsert_sql(shape: &dyn Shape, param: impl Fn(usize) -> String) -> String {
+/// The upsert of one row of `shape`, keyed by `token`, with `$n`
+/// placeholders. The tool's own columns take a placeholder too (the time
+/// now).
+fn upsert_sql(shape: &dyn Shape) -> String {
     let columns = shape.columns();
     let names: Vec<&str> = columns.iter().map(|c| c.0).collect();
-    let params: Vec<String> = (1..=columns.len()).map(param).collect();
+    let params: Vec<String> = (1..=columns.len()).map(|i| format!("${i}")).collect();
     format!(
         "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT (token) DO UPDATE SET {}",
         shape.name(),

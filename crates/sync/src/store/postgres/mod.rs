@@ -11,22 +11,18 @@
 mod password;
 mod schema;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write as _;
 
-use aggpay::{AggregatorId, BatchToken, SettlementBatch};
+use aggpay::AggregatorId;
 use bytes::{BufMut, BytesMut};
 use postgres::error::SqlState;
 use postgres::types::{IsNull, ToSql, Type as PgType, to_sql_checked};
-use postgres::{Client, NoTls};
+use postgres::{Client, NoTls, Statement};
 
-use super::tables::{
-    BATCHES, Kind, MERCHANTS, PAYOUTS, RAIL_MERCHANTS, REFUNDS, TRANSACTIONS, Type,
-};
-use super::{
-    BatchChanges, Pending, Shape, Store, Totals, Value, WalkCommit, WalkState, now, unsigned,
-    updates, upsert_sql,
-};
+use super::sql::Dialect;
+use super::tables::{MERCHANTS, PAYOUTS, RAIL_MERCHANTS, REFUNDS, TRANSACTIONS, Type};
+use super::{Refusal, Shape, Value, updates};
 use crate::error::SyncError;
 
 /// The schema version this build writes (and the newest it reads).
@@ -40,7 +36,9 @@ pub struct Postgres {
     chunk: Option<Chunk>,
     /// Tables whose rows go through staging until the commit.
     conflicted: BTreeSet<&'static str>,
-    open: bool,
+    /// The statements prepared on this connection, by their text: each
+    /// is parsed once, not once per call.
+    prepared: HashMap<String, Statement>,
 }
 
 impl std::fmt::Debug for Postgres {
@@ -252,9 +250,9 @@ impl Postgres {
         match locked {
             Ok(()) => {}
             Err(e) if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) => {
-                return Err(SyncError::Refused(format!(
-                    "schema {schema} of {shown} is in use by another aggpay-sync run"
-                )));
+                return Err(SyncError::Refused(Refusal::InUse {
+                    what: format!("schema {schema} of {shown}"),
+                }));
             }
             Err(e) => return Err(SyncError::db("taking the run lock")(e)),
         }
@@ -274,9 +272,10 @@ impl Postgres {
                 "SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'meta')",
             )?;
             let foreign = || {
-                SyncError::Refused(format!(
-                    "schema {schema} of {shown} is not aggpay-sync's; it was left unchanged"
-                ))
+                SyncError::Refused(Refusal::NotOurs {
+                    what: format!("schema {schema} of {shown}"),
+                    why: "no aggpay-sync meta table".into(),
+                })
             };
             if !has_meta {
                 return Err(foreign());
@@ -293,9 +292,11 @@ impl Postgres {
                 return Err(foreign());
             }
             if version > SCHEMA_VERSION {
-                return Err(SyncError::Refused(format!(
-                    "schema {schema} of {shown} has version {version}, newer than this aggpay-sync knows ({SCHEMA_VERSION}); use a newer aggpay-sync. It was left unchanged"
-                )));
+                return Err(SyncError::Refused(Refusal::Newer {
+                    what: format!("schema {schema} of {shown}"),
+                    found: version,
+                    known: SCHEMA_VERSION,
+                }));
             }
             version
         } else {
@@ -306,7 +307,7 @@ impl Postgres {
             schema,
             chunk: None,
             conflicted: BTreeSet::new(),
-            open: false,
+            prepared: HashMap::new(),
         };
         store.migrate(version, has_schema)?;
         // Commits do not wait for the disk: a server crash may lose the
@@ -368,7 +369,7 @@ impl Postgres {
     /// and merged; so are the table's next chunks until the commit (a
     /// batch walked again is all kept rows). Asking first which tokens
     /// are kept cost a fifth of a large sync's time.
-    fn flush(&mut self) -> Result<(), SyncError> {
+    fn send(&mut self) -> Result<(), SyncError> {
         let Some(chunk) = self.chunk.take() else {
             return Ok(());
         };
@@ -433,306 +434,94 @@ impl Postgres {
         Ok(())
     }
 
-    fn begin(&mut self) -> Result<(), SyncError> {
-        if !self.open {
-            self.client
-                .batch_execute("BEGIN")
-                .map_err(SyncError::db("opening a transaction"))?;
-            self.open = true;
+    /// The prepared statement of `sql`.
+    fn statement(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
+        if let Some(statement) = self.prepared.get(sql) {
+            return Ok(statement.clone());
         }
-        Ok(())
-    }
-
-    fn count(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, SyncError> {
-        self.client
-            .query_one(sql, params)
-            .map(|r| unsigned(r.get::<_, i64>(0)))
-            .map_err(SyncError::db("counting"))
+        let statement = self.client.prepare(sql)?;
+        self.prepared.insert(sql.to_owned(), statement.clone());
+        Ok(statement)
     }
 }
 
-impl Store for Postgres {
-    fn bind_source(&mut self, base_url: &str, aggregator: &AggregatorId) -> Result<(), SyncError> {
-        let bound = self
-            .client
-            .query_opt("SELECT aggregator_id FROM source", &[])
-            .map_err(SyncError::db("reading the source"))?
-            .map(|r| r.get::<_, String>(0));
-        if let Some(bound) = bound
-            && bound != aggregator.as_str()
-        {
-            return Err(SyncError::Refused(format!(
-                "schema {} mirrors aggregator {bound}, not {aggregator}",
-                self.schema
-            )));
-        }
+/// The parameters as the driver takes them.
+fn refs<'a>(params: &'a [Value<'_>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    params.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
+}
+
+/// A value PostgreSQL gave back, as the store reads it.
+fn read(row: &postgres::Row, i: usize) -> Result<Value<'static>, postgres::Error> {
+    let ty = row.columns()[i].type_();
+    Ok(if *ty == PgType::INT8 {
+        row.try_get::<_, Option<i64>>(i)?.into()
+    } else if *ty == PgType::INT4 {
+        row.try_get::<_, Option<i32>>(i)?.map(i64::from).into()
+    } else if *ty == PgType::BOOL {
+        row.try_get::<_, Option<bool>>(i)?.into()
+    } else {
+        row.try_get::<_, Option<String>>(i)?.into()
+    })
+}
+
+impl Dialect for Postgres {
+    type Error = postgres::Error;
+
+    fn batch(&mut self, sql: &str) -> Result<(), postgres::Error> {
+        self.client.batch_execute(sql)
+    }
+
+    fn execute(&mut self, sql: &str, params: &[Value<'_>]) -> Result<u64, postgres::Error> {
+        let statement = self.statement(sql)?;
+        self.client.execute(&statement, &refs(params))
+    }
+
+    fn query(
+        &mut self,
+        sql: &str,
+        params: &[Value<'_>],
+    ) -> Result<Vec<Vec<Value<'static>>>, postgres::Error> {
+        let statement = self.statement(sql)?;
         self.client
-            .execute(
-                "INSERT INTO source (singleton, aggregator_id, base_url) VALUES (1, $1, $2)
-                 ON CONFLICT (singleton) DO UPDATE SET base_url = excluded.base_url",
-                &[&aggregator.as_str(), &base_url],
-            )
-            .map_err(SyncError::db("recording the source"))?;
-        Ok(())
-    }
-
-    fn start_run(&mut self) -> Result<i64, SyncError> {
-        self.client
-            .query_one(
-                "INSERT INTO runs (started_at) VALUES ($1) RETURNING id",
-                &[&now()],
-            )
-            .map(|r| r.get(0))
-            .map_err(SyncError::db("recording the run"))
-    }
-
-    fn finish_run(&mut self, run: i64, exit_code: u8, summary: &str) -> Result<(), SyncError> {
-        self.client
-            .execute(
-                "UPDATE runs SET finished_at = $1, exit_code = $2, summary = $3 WHERE id = $4",
-                &[&now(), &i64::from(exit_code), &summary, &run],
-            )
-            .map_err(SyncError::db("recording the run"))?;
-        Ok(())
-    }
-
-    fn totals(&mut self) -> Result<Totals, SyncError> {
-        self.flush()?;
-        let row = self
-            .client
-            .query_one(
-                "SELECT (SELECT count(*) FROM batches), (SELECT count(*) FROM transactions),
-                    (SELECT count(*) FROM payouts), (SELECT count(*) FROM refunds),
-                    (SELECT count(*) FROM merchants), (SELECT count(*) FROM rail_merchants)",
-                &[],
-            )
-            .map_err(SyncError::db("counting rows"))?;
-        let n = |i: usize| unsigned(row.get::<_, i64>(i));
-        Ok(Totals {
-            batches: n(0),
-            transactions: n(1),
-            payouts: n(2),
-            refunds: n(3),
-            merchants: n(4),
-            rail_merchants: n(5),
-        })
-    }
-
-    fn max_batch_id(&mut self) -> Result<Option<u64>, SyncError> {
-        self.client
-            .query_one("SELECT max(id) FROM batches", &[])
-            .map(|r| r.get::<_, Option<i64>>(0).map(unsigned))
-            .map_err(SyncError::db("reading the newest batch"))
-    }
-
-    fn upsert_batches(&mut self, batches: &[SettlementBatch]) -> Result<BatchChanges, SyncError> {
-        let at = now();
-        let sql = upsert_sql(&BATCHES, |i| format!("${i}"));
-        let mut changes = BatchChanges::default();
-        let mut tx = self
-            .client
-            .transaction()
-            .map_err(SyncError::db("writing batches"))?;
-        let status = tx
-            .prepare("SELECT status FROM batches WHERE token = $1")
-            .map_err(SyncError::db("writing batches"))?;
-        let upsert = tx.prepare(&sql).map_err(SyncError::db("writing batches"))?;
-        for b in batches {
-            let before = tx
-                .query_opt(&status, &[&b.token.as_str()])
-                .map_err(SyncError::db("writing batches"))?
-                .map(|r| r.get::<_, String>(0));
-            changes.saw(before.as_deref(), b);
-            let mut row = BATCHES.row(None, b);
-            row.extend([Value::from(at.as_str()), Value::from(at.as_str())]);
-            let params: Vec<&(dyn ToSql + Sync)> =
-                row.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-            tx.execute(&upsert, &params)
-                .map_err(SyncError::db(format!("writing batch {}", b.token)))?;
-        }
-        tx.commit().map_err(SyncError::db("writing batches"))?;
-        Ok(changes)
-    }
-
-    fn batch_states(&mut self) -> Result<Vec<Pending>, SyncError> {
-        let rows = self
-            .client
-            .query(super::BATCH_STATES, &[])
-            .map_err(SyncError::db("reading batches"))?;
-        rows.iter()
-            .map(|r| super::pending(r.get(0), r.get(1), r.get::<_, &str>(2), r.get(3), r.get(4)))
+            .query(&statement, &refs(params))?
+            .iter()
+            .map(|row| (0..row.len()).map(|i| read(row, i)).collect())
             .collect()
-    }
-
-    fn walk_state(&mut self, batch: &BatchToken, kind: Kind) -> Result<WalkState, SyncError> {
-        self.client
-            .query_opt(
-                "SELECT position, head_id, tail_position, tail_id FROM walks
-                 WHERE batch_token = $1 AND kind = $2",
-                &[&batch.as_str(), &kind.as_str()],
-            )
-            .map(|row| {
-                row.map(|r| WalkState {
-                    head: r.get(0),
-                    head_id: r.get::<_, Option<i64>>(1).map(unsigned),
-                    tail: r.get(2),
-                    tail_id: r.get::<_, Option<i64>>(3).map(unsigned),
-                })
-                .unwrap_or_default()
-            })
-            .map_err(SyncError::db("reading a walk position"))
     }
 
     fn write(
         &mut self,
         table: &'static dyn Shape,
         rows: &[Vec<Value<'_>>],
+        at: &str,
     ) -> Result<(), SyncError> {
-        self.begin()?;
         if self
             .chunk
             .as_ref()
             .is_some_and(|c| c.table.name() != table.name())
         {
-            self.flush()?;
+            self.send()?;
         }
         let chunk = self.chunk.get_or_insert_with(|| Chunk::new(table));
         // The tool's own columns: the time the rows were written.
-        let at = now();
-        let extra = Value::from(at.as_str());
+        let extra = Value::from(at);
         for row in rows {
             chunk
                 .push(row, &extra)
                 .map_err(SyncError::db(format!("encoding a row of {}", table.name())))?;
         }
         if chunk.rows >= CHUNK_ROWS {
-            self.flush()?;
+            self.send()?;
         }
         Ok(())
     }
 
-    fn commit(&mut self, walks: &[WalkCommit<'_>]) -> Result<(), SyncError> {
-        self.begin()?;
-        self.flush()?;
-        for w in walks {
-            let int = |n: Option<u64>| n.and_then(|n| i64::try_from(n).ok());
-            self.client
-                .execute(
-                    "INSERT INTO walks (batch_token, kind, position, head_id, tail_position, tail_id, server_count)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7)
-                     ON CONFLICT (batch_token, kind) DO UPDATE SET
-                         position = excluded.position, head_id = excluded.head_id,
-                         tail_position = excluded.tail_position, tail_id = excluded.tail_id,
-                         server_count = coalesce(excluded.server_count, walks.server_count)",
-                    &[
-                        &w.batch.as_str(),
-                        &w.kind.as_str(),
-                        &w.state.head,
-                        &int(w.state.head_id),
-                        &w.state.tail,
-                        &int(w.state.tail_id),
-                        &int(w.server_count),
-                    ],
-                )
-                .map_err(SyncError::db(format!("recording the walk of batch {}", w.batch)))?;
-        }
-        self.client
-            .batch_execute("COMMIT")
-            .map_err(SyncError::db("committing"))?;
-        self.open = false;
-        self.conflicted.clear();
-        Ok(())
+    fn flush(&mut self) -> Result<(), SyncError> {
+        self.send()
     }
 
-    fn rollback(&mut self) {
+    fn ended(&mut self) {
         self.chunk = None;
         self.conflicted.clear();
-        if self.open {
-            let _ = self.client.batch_execute("ROLLBACK");
-            self.open = false;
-        }
-    }
-
-    fn count_rows(&mut self, batch_id: i64, kind: Kind) -> Result<u64, SyncError> {
-        self.flush()?;
-        self.count(
-            &format!("SELECT count(*) FROM {} WHERE batch_id = $1", kind.as_str()),
-            &[&batch_id],
-        )
-    }
-
-    fn mark_verified(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError> {
-        self.client
-            .execute(
-                "UPDATE walks SET verified_at = $1 WHERE batch_token = $2 AND kind = $3",
-                &[&now(), &batch.as_str(), &kind.as_str()],
-            )
-            .map_err(SyncError::db("marking a batch verified"))?;
-        Ok(())
-    }
-
-    fn integrity_error(
-        &mut self,
-        run: i64,
-        subject: &str,
-        kind: &str,
-        message: &str,
-    ) -> Result<(), SyncError> {
-        self.rollback();
-        let mut tx = self
-            .client
-            .transaction()
-            .map_err(SyncError::db("recording an integrity error"))?;
-        tx.execute(
-            "INSERT INTO integrity_errors (run_id, batch_token, kind, message, found_at)
-             VALUES ($1, $2, $3, $4, $5)",
-            &[&run, &subject, &kind, &message, &now()],
-        )
-        .and_then(|_| {
-            tx.execute(
-                "UPDATE walks SET position = NULL, head_id = NULL, tail_position = NULL,
-                     tail_id = NULL, verified_at = NULL
-                 WHERE batch_token = $1 AND kind = $2",
-                &[&subject, &kind],
-            )
-        })
-        .and_then(|_| tx.commit())
-        .map_err(SyncError::db("recording an integrity error"))
-    }
-
-    fn restart_walk(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError> {
-        self.client
-            .execute(
-                "UPDATE walks SET position = NULL, head_id = NULL, tail_position = NULL,
-                     tail_id = NULL
-                 WHERE batch_token = $1 AND kind = $2",
-                &[&batch.as_str(), &kind.as_str()],
-            )
-            .map_err(SyncError::db("restarting a walk"))?;
-        Ok(())
-    }
-
-    fn cursor(&mut self, name: &str) -> Result<Option<i64>, SyncError> {
-        self.client
-            .query_opt("SELECT value FROM cursors WHERE name = $1", &[&name])
-            .map(|r| r.map(|r| r.get(0)))
-            .map_err(SyncError::db(format!("reading {name}")))
-    }
-
-    fn set_cursor(&mut self, name: &str, value: i64) -> Result<(), SyncError> {
-        self.client
-            .execute(
-                "INSERT INTO cursors (name, value) VALUES ($1, $2)
-                 ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-                &[&name, &value],
-            )
-            .map_err(SyncError::db(format!("keeping {name}")))?;
-        Ok(())
-    }
-}
-
-impl Drop for Postgres {
-    fn drop(&mut self) {
-        self.rollback();
     }
 }

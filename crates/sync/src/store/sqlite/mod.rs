@@ -1,6 +1,8 @@
-//! The SQLite store: one file, opened, checked and migrated; locked for
+//! The SQLite dialect: one file, opened, checked and migrated; locked for
 //! one run at a time (a lock file); written in WAL mode, rows and their
-//! walk position in one transaction; readable by its owner only.
+//! walk position in one transaction; readable by its owner only. Rows go
+//! in by prepared statements, one row each (SQLite runs in the process:
+//! a statement costs no round trip).
 
 mod schema;
 
@@ -9,15 +11,13 @@ use std::fs::File;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use aggpay::{AggregatorId, BatchToken, SettlementBatch};
-use rusqlite::types::{ToSql, ToSqlOutput};
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use std::borrow::Cow;
 
-use super::tables::{BATCHES, Kind};
-use super::{
-    BatchChanges, Pending, Shape, Store, Totals, Value, WalkCommit, WalkState, now, unsigned,
-    upsert_sql,
-};
+use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::sql::Dialect;
+use super::{Refusal, Shape, Value};
 use crate::error::SyncError;
 
 /// The schema version this build writes (and the newest it reads).
@@ -30,8 +30,6 @@ pub struct Sqlite {
     checkpointer: Option<Checkpointer>,
     /// The statements that write a table's rows: insert, update.
     writes: HashMap<&'static str, (String, String)>,
-    /// A transaction holds rows written, not yet committed.
-    open: bool,
     /// Held for the whole run: a second run on the same database waits
     /// for nothing and changes nothing, it is refused.
     _lock: File,
@@ -86,8 +84,8 @@ impl Drop for Checkpointer {
 }
 
 impl Drop for Sqlite {
+    // The store rolled back what was open before its dialect is dropped.
     fn drop(&mut self) {
-        self.rollback();
         self.checkpointer.take();
         // Leave a small log behind (the data is safe either way).
         let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -189,10 +187,10 @@ impl Sqlite {
             "{shown}: cannot open its lock file {}",
             lock_file.display()
         )))?;
-        if let Err(e) = lock.try_lock() {
-            return Err(SyncError::Refused(format!(
-                "{shown} is in use by another aggpay-sync run ({e})"
-            )));
+        if lock.try_lock().is_err() {
+            return Err(SyncError::Refused(Refusal::InUse {
+                what: shown.to_string(),
+            }));
         }
         if !path.exists() {
             create_private(path).map_err(SyncError::db(format!("{shown} cannot be created")))?;
@@ -210,14 +208,17 @@ impl Sqlite {
         let tables = read("SELECT count(*) FROM sqlite_schema")?;
         let fresh = application == 0 && version == 0 && tables == 0;
         if !fresh && application != schema::APPLICATION_ID {
-            return Err(SyncError::Refused(format!(
-                "{shown} is not an aggpay-sync database (application id {application:#x}); it was left unchanged"
-            )));
+            return Err(SyncError::Refused(Refusal::NotOurs {
+                what: shown.to_string(),
+                why: format!("a SQLite file of application id {application:#x}"),
+            }));
         }
         if version > SCHEMA_VERSION {
-            return Err(SyncError::Refused(format!(
-                "{shown} has schema version {version}, newer than this aggpay-sync knows ({SCHEMA_VERSION}); use a newer aggpay-sync. It was left unchanged"
-            )));
+            return Err(SyncError::Refused(Refusal::Newer {
+                what: shown.to_string(),
+                found: version,
+                known: SCHEMA_VERSION,
+            }));
         }
         // Durable against a killed process: WAL, every transaction atomic.
         // NORMAL syncs at checkpoints; a power cut may lose the last
@@ -232,7 +233,6 @@ impl Sqlite {
             conn,
             checkpointer: None,
             writes: HashMap::new(),
-            open: false,
             _lock: lock,
         };
         db.migrate(version)?;
@@ -262,25 +262,6 @@ impl Sqlite {
                 .map_err(SyncError::db(format!("migrating to schema version {to}")))?;
         }
         Ok(())
-    }
-
-    fn begin(&mut self) -> Result<(), SyncError> {
-        if !self.open {
-            self.conn
-                .execute_batch("BEGIN")
-                .map_err(SyncError::db("opening a transaction"))?;
-            self.open = true;
-        }
-        Ok(())
-    }
-
-    fn count(&self, table: &str) -> Result<u64, SyncError> {
-        self.conn
-            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
-                r.get::<_, i64>(0)
-            })
-            .map(unsigned)
-            .map_err(SyncError::db(format!("counting {table}")))
     }
 }
 
@@ -320,149 +301,64 @@ fn param(i: usize) -> String {
     format!("?{i}")
 }
 
-impl Store for Sqlite {
-    fn bind_source(&mut self, base_url: &str, aggregator: &AggregatorId) -> Result<(), SyncError> {
-        let bound: Option<String> = self
+/// The store's statements with SQLite's placeholders: `$n` is `?n`.
+fn placeholders(sql: &str) -> Cow<'_, str> {
+    if !sql.contains('$') {
+        return Cow::Borrowed(sql);
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        let numbered = c == '$' && chars.peek().is_some_and(char::is_ascii_digit);
+        out.push(if numbered { '?' } else { c });
+    }
+    Cow::Owned(out)
+}
+
+/// A value SQLite gave back, as the store reads it.
+fn read(value: ValueRef<'_>) -> Value<'static> {
+    match value {
+        ValueRef::Null | ValueRef::Blob(_) => Value::Null,
+        ValueRef::Integer(n) => Value::Int(n),
+        ValueRef::Real(x) => Value::from(x.to_string()),
+        ValueRef::Text(t) => Value::from(String::from_utf8_lossy(t).into_owned()),
+    }
+}
+
+impl Dialect for Sqlite {
+    type Error = rusqlite::Error;
+
+    fn batch(&mut self, sql: &str) -> Result<(), rusqlite::Error> {
+        self.conn.execute_batch(sql)
+    }
+
+    fn execute(&mut self, sql: &str, params: &[Value<'_>]) -> Result<u64, rusqlite::Error> {
+        let changed = self
             .conn
-            .query_row("SELECT aggregator_id FROM source", [], |r| r.get(0))
-            .optional()
-            .map_err(SyncError::db("reading the source"))?;
-        if let Some(bound) = bound
-            && bound != aggregator.as_str()
-        {
-            return Err(SyncError::Refused(format!(
-                "mirrors aggregator {bound}, not {aggregator}: use one database per aggregator"
-            )));
-        }
-        self.conn
-            .execute(
-                "INSERT INTO source (singleton, aggregator_id, base_url) VALUES (1, ?1, ?2)
-                 ON CONFLICT (singleton) DO UPDATE SET base_url = excluded.base_url",
-                params![aggregator.as_str(), base_url],
-            )
-            .map_err(SyncError::db("recording the source"))?;
-        Ok(())
+            .prepare_cached(&placeholders(sql))?
+            .execute(rusqlite::params_from_iter(params))?;
+        Ok(changed as u64)
     }
 
-    fn start_run(&mut self) -> Result<i64, SyncError> {
-        self.conn
-            .execute("INSERT INTO runs (started_at) VALUES (?1)", params![now()])
-            .map_err(SyncError::db("recording the run"))?;
-        Ok(self.conn.last_insert_rowid())
-    }
-
-    fn finish_run(&mut self, run: i64, exit_code: u8, summary: &str) -> Result<(), SyncError> {
-        self.conn
-            .execute(
-                "UPDATE runs SET finished_at = ?1, exit_code = ?2, summary = ?3 WHERE id = ?4",
-                params![now(), exit_code, summary, run],
-            )
-            .map_err(SyncError::db("recording the run"))?;
-        Ok(())
-    }
-
-    fn totals(&mut self) -> Result<Totals, SyncError> {
-        Ok(Totals {
-            batches: self.count("batches")?,
-            transactions: self.count("transactions")?,
-            payouts: self.count("payouts")?,
-            refunds: self.count("refunds")?,
-            merchants: self.count("merchants")?,
-            rail_merchants: self.count("rail_merchants")?,
-        })
-    }
-
-    fn max_batch_id(&mut self) -> Result<Option<u64>, SyncError> {
-        self.conn
-            .query_row("SELECT max(id) FROM batches", [], |r| {
-                r.get::<_, Option<i64>>(0)
-            })
-            .map(|id| id.map(unsigned))
-            .map_err(SyncError::db("reading the newest batch"))
-    }
-
-    fn upsert_batches(&mut self, batches: &[SettlementBatch]) -> Result<BatchChanges, SyncError> {
-        let at = now();
-        let mut changes = BatchChanges::default();
-        let sql = upsert_sql(&BATCHES, param);
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(SyncError::db("writing batches"))?;
-        {
-            let mut status = tx
-                .prepare_cached("SELECT status FROM batches WHERE token = ?1")
-                .map_err(SyncError::db("writing batches"))?;
-            let mut upsert = tx
-                .prepare_cached(&sql)
-                .map_err(SyncError::db("writing batches"))?;
-            for b in batches {
-                let before: Option<String> = status
-                    .query_row(params![b.token.as_str()], |r| r.get(0))
-                    .optional()
-                    .map_err(SyncError::db("writing batches"))?;
-                changes.saw(before.as_deref(), b);
-                let mut row = BATCHES.row(None, b);
-                row.extend([Value::from(at.as_str()), Value::from(at.as_str())]);
-                upsert
-                    .execute(rusqlite::params_from_iter(row.iter()))
-                    .map_err(SyncError::db(format!("writing batch {}", b.token)))?;
-            }
-        }
-        tx.commit().map_err(SyncError::db("writing batches"))?;
-        Ok(changes)
-    }
-
-    fn batch_states(&mut self) -> Result<Vec<Pending>, SyncError> {
-        let mut stmt = self
-            .conn
-            .prepare(super::BATCH_STATES)
-            .map_err(SyncError::db("reading batches"))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, bool>(3)?,
-                    r.get::<_, bool>(4)?,
-                ))
-            })
-            .and_then(Iterator::collect::<Result<Vec<_>, _>>)
-            .map_err(SyncError::db("reading batches"))?;
-        rows.into_iter()
-            .map(|(token, id, status, transactions, payouts)| {
-                super::pending(token, id, &status, transactions, payouts)
-            })
-            .collect()
-    }
-
-    fn walk_state(&mut self, batch: &BatchToken, kind: Kind) -> Result<WalkState, SyncError> {
-        self.conn
-            .query_row(
-                "SELECT position, head_id, tail_position, tail_id FROM walks
-                 WHERE batch_token = ?1 AND kind = ?2",
-                params![batch.as_str(), kind.as_str()],
-                |r| {
-                    Ok(WalkState {
-                        head: r.get(0)?,
-                        head_id: r.get::<_, Option<i64>>(1)?.map(unsigned),
-                        tail: r.get(2)?,
-                        tail_id: r.get::<_, Option<i64>>(3)?.map(unsigned),
-                    })
-                },
-            )
-            .optional()
-            .map(Option::unwrap_or_default)
-            .map_err(SyncError::db("reading a walk position"))
+    fn query(
+        &mut self,
+        sql: &str,
+        params: &[Value<'_>],
+    ) -> Result<Vec<Vec<Value<'static>>>, rusqlite::Error> {
+        let mut stmt = self.conn.prepare_cached(&placeholders(sql))?;
+        let width = stmt.column_count();
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
+            (0..width).map(|i| r.get_ref(i).map(read)).collect()
+        })?;
+        rows.collect()
     }
 
     fn write(
         &mut self,
         table: &'static dyn Shape,
         rows: &[Vec<Value<'_>>],
+        at: &str,
     ) -> Result<(), SyncError> {
-        self.begin()?;
         let (insert, update) = self
             .writes
             .entry(table.name())
@@ -477,10 +373,9 @@ impl Store for Sqlite {
             .conn
             .prepare_cached(&update)
             .map_err(SyncError::db(context.clone()))?;
-        let at = now();
         let extras = table.columns().len() - table.bound();
         let bind = |stmt: &mut rusqlite::CachedStatement<'_>, row: &[Value<'_>]| {
-            let extra = std::iter::repeat_n(Value::from(at.as_str()), extras);
+            let extra = std::iter::repeat_n(Value::from(at), extras);
             for (i, value) in row.iter().cloned().chain(extra).enumerate() {
                 stmt.raw_bind_parameter(i + 1, value)?;
             }
@@ -495,132 +390,12 @@ impl Store for Sqlite {
         Ok(())
     }
 
-    fn commit(&mut self, walks: &[WalkCommit<'_>]) -> Result<(), SyncError> {
-        self.begin()?;
-        for w in walks {
-            let int = |n: Option<u64>| n.and_then(|n| i64::try_from(n).ok());
-            self.conn
-                .prepare_cached(
-                    "INSERT INTO walks (batch_token, kind, position, head_id, tail_position, tail_id, server_count)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                     ON CONFLICT (batch_token, kind) DO UPDATE SET
-                         position = excluded.position, head_id = excluded.head_id,
-                         tail_position = excluded.tail_position, tail_id = excluded.tail_id,
-                         server_count = coalesce(excluded.server_count, walks.server_count)",
-                )
-                .and_then(|mut s| {
-                    s.execute(params![
-                        w.batch.as_str(),
-                        w.kind.as_str(),
-                        w.state.head,
-                        int(w.state.head_id),
-                        w.state.tail,
-                        int(w.state.tail_id),
-                        int(w.server_count)
-                    ])
-                })
-                .map_err(SyncError::db(format!("recording the walk of batch {}", w.batch)))?;
-        }
-        self.conn
-            .execute_batch("COMMIT")
-            .map_err(SyncError::db("committing"))?;
-        self.open = false;
+    fn flush(&mut self) -> Result<(), SyncError> {
         Ok(())
     }
 
-    fn rollback(&mut self) {
-        if self.open {
-            let _ = self.conn.execute_batch("ROLLBACK");
-            self.open = false;
-        }
-    }
-
-    fn count_rows(&mut self, batch_id: i64, kind: Kind) -> Result<u64, SyncError> {
-        self.conn
-            .query_row(
-                &format!("SELECT count(*) FROM {} WHERE batch_id = ?1", kind.as_str()),
-                params![batch_id],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(unsigned)
-            .map_err(SyncError::db("counting rows"))
-    }
-
-    fn mark_verified(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError> {
-        self.conn
-            .execute(
-                "UPDATE walks SET verified_at = ?1 WHERE batch_token = ?2 AND kind = ?3",
-                params![now(), batch.as_str(), kind.as_str()],
-            )
-            .map_err(SyncError::db("marking a batch verified"))?;
-        Ok(())
-    }
-
-    fn integrity_error(
-        &mut self,
-        run: i64,
-        subject: &str,
-        kind: &str,
-        message: &str,
-    ) -> Result<(), SyncError> {
-        self.rollback();
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(SyncError::db("recording an integrity error"))?;
-        tx.execute(
-            "INSERT INTO integrity_errors (run_id, batch_token, kind, message, found_at)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![run, subject, kind, message, now()],
-        )
-        .and_then(|_| {
-            tx.execute(
-                "UPDATE walks SET position = NULL, head_id = NULL, tail_position = NULL,
-                     tail_id = NULL, verified_at = NULL
-                 WHERE batch_token = ?1 AND kind = ?2",
-                params![subject, kind],
-            )
-        })
-        .and_then(|_| tx.commit())
-        .map_err(SyncError::db("recording an integrity error"))
-    }
-
-    fn restart_walk(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError> {
-        self.conn
-            .execute(
-                "UPDATE walks SET position = NULL, head_id = NULL, tail_position = NULL,
-                     tail_id = NULL
-                 WHERE batch_token = ?1 AND kind = ?2",
-                params![batch.as_str(), kind.as_str()],
-            )
-            .map_err(SyncError::db("restarting a walk"))?;
-        Ok(())
-    }
-
-    fn cursor(&mut self, name: &str) -> Result<Option<i64>, SyncError> {
-        self.conn
-            .query_row(
-                "SELECT value FROM cursors WHERE name = ?1",
-                params![name],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(SyncError::db(format!("reading {name}")))
-    }
-
-    fn set_cursor(&mut self, name: &str, value: i64) -> Result<(), SyncError> {
-        self.conn
-            .execute(
-                "INSERT INTO cursors (name, value) VALUES (?1, ?2)
-                 ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-                params![name, value],
-            )
-            .map_err(SyncError::db(format!("keeping {name}")))?;
-        Ok(())
-    }
+    fn ended(&mut self) {}
 }
-
-impl Sqlite {}
 
 #[cfg(test)]
 mod tests;

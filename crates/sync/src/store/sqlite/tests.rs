@@ -1,6 +1,8 @@
 //! The database refuses what it must not alter.
 
 use super::*;
+use crate::store::Store;
+use aggpay::AggregatorId;
 
 fn temp() -> aggpay_testkit::TempDir {
     aggpay_testkit::TempDir::new("aggpay-sync-db")
@@ -50,7 +52,7 @@ fn another_programs_database_and_other_files_are_refused_unchanged() {
     }
     let before = std::fs::read(&path).unwrap();
     let err = Sqlite::open(&path).unwrap_err().to_string();
-    assert!(err.contains("not an aggpay-sync database"), "{err}");
+    assert!(err.contains("is not aggpay-sync's"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), before);
 
     let text = dir.join("notes.txt");
@@ -78,7 +80,7 @@ fn one_run_at_a_time() {
 fn one_aggregator_per_database() {
     let dir = temp();
     let path = dir.join("agg.db");
-    let mut db = Sqlite::open(&path).unwrap();
+    let mut db = crate::store::sql::Sql::new(Sqlite::open(&path).unwrap());
     let one = AggregatorId::parse("agg_one").unwrap();
     db.bind_source("http://a", &one).unwrap();
     db.bind_source("http://b", &one).unwrap();
