@@ -7,7 +7,7 @@ use aggpay_conformance::EXIT_OK;
 use aggpay_mock::{Legal, MockConfig, MockServer};
 use serde_json::Value;
 
-use crate::support::{json_run, on_every_core};
+use crate::support::{BESIDE_OTHERS, json_run, on_every_core};
 
 /// The required rules that did not pass, with their first message.
 fn required_not_passed(report: &Value) -> Vec<String> {
@@ -33,7 +33,7 @@ fn judge(choices: &[Legal]) -> Vec<String> {
         config = config.legal(*c);
     }
     let server = MockServer::start(config).unwrap();
-    let (code, report) = json_run(&server, &[]);
+    let (code, report) = json_run(&server, &BESIDE_OTHERS);
     let mut problems = required_not_passed(&report);
     if code != EXIT_OK {
         problems.push(format!("exit {code}"));
@@ -43,7 +43,7 @@ fn judge(choices: &[Legal]) -> Vec<String> {
 
 #[test]
 fn every_legal_choice_alone_passes() {
-    let problems: Vec<String> = on_every_core(Legal::ALL, |c| {
+    let problems: Vec<String> = on_every_core(1, Legal::ALL, |c| {
         judge(&[*c])
             .into_iter()
             .map(|p| format!("{c}: {p}"))
