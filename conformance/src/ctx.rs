@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::contract::{Op, OpId};
 use crate::http::{Exchange, Http};
 use crate::model::Model;
 
@@ -36,6 +37,8 @@ pub struct Options {
     pub seed: u64,
     /// Whether key rotation and export creation may run.
     pub allow_writes: bool,
+    /// Whether observations count against the run (`--strict`).
+    pub strict: bool,
     /// Why only `auth.header-case` can be judged (the server refuses the
     /// key header as the HTTP client spells it), when that is so.
     pub header_case_only: Option<String>,
@@ -50,11 +53,51 @@ pub struct Found {
     pub rail_merchants: Vec<String>,
 }
 
-/// One sampled exchange, named by the operation it exercises.
+/// What a sample is of: an operation as the model reads it, or one of
+/// the operation's other readings. A typed key: a sample asked for by a
+/// misspelt name does not compile (a string would skip a rule quietly).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sampled {
+    /// The operation with the inputs the model has (account-info by IBAN,
+    /// a batch export).
+    Op(OpId),
+    /// Account-info by a mobile alias.
+    AccountInfoByMobile,
+    /// A merchant export.
+    MerchantExport,
+    /// The aggregator record read again after the writes.
+    AggregatorAfterWrites,
+}
+
+impl Sampled {
+    /// Its name in messages: the operation's, or the reading's.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sampled::Op(id) => Op::get(id).name,
+            Sampled::AccountInfoByMobile => "account-info-mobile",
+            Sampled::MerchantExport => "report-export-merchant",
+            Sampled::AggregatorAfterWrites => "aggregator-after",
+        }
+    }
+}
+
+impl From<OpId> for Sampled {
+    fn from(id: OpId) -> Self {
+        Sampled::Op(id)
+    }
+}
+
+impl std::fmt::Display for Sampled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One sampled exchange, named by what it is of.
 #[derive(Debug, Clone)]
 pub struct Sample {
-    /// The operation (`batches`, `transactions`, …).
-    pub op: &'static str,
+    /// What it is of.
+    pub op: Sampled,
     /// The exchange.
     pub exchange: Exchange,
 }
@@ -76,12 +119,13 @@ pub struct Ctx {
     /// Options.
     pub options: Options,
     /// Why an operation has no sample (missing input or writes off).
-    pub unsampled: BTreeMap<&'static str, String>,
+    pub unsampled: BTreeMap<Sampled, String>,
 }
 
 impl Ctx {
     /// Every sample of `op`.
-    pub fn samples<'a>(&'a self, op: &'a str) -> impl Iterator<Item = &'a Exchange> + 'a {
+    pub fn samples(&self, op: impl Into<Sampled>) -> impl Iterator<Item = &Exchange> + '_ {
+        let op = op.into();
         self.samples
             .iter()
             .filter(move |s| s.op == op)
@@ -89,22 +133,27 @@ impl Ctx {
     }
 
     /// The first sample of `op`.
-    pub fn first<'a>(&'a self, op: &'a str) -> Option<&'a Exchange> {
+    pub fn first(&self, op: impl Into<Sampled>) -> Option<&Exchange> {
         self.samples(op).next()
     }
 
     /// The first successful sample's `data`.
-    pub fn data<'a>(&'a self, op: &'a str) -> Option<&'a Value> {
+    pub fn data(&self, op: impl Into<Sampled>) -> Option<&Value> {
         self.samples(op).find_map(Exchange::data)
     }
 
     /// The sample of `op`, or why there is none.
-    pub fn sample_or_why<'a>(&'a self, op: &'a str) -> Result<&'a Exchange, String> {
-        self.first(op).ok_or_else(|| {
-            self.unsampled
-                .get(op)
-                .cloned()
-                .unwrap_or_else(|| format!("{op} was not sampled"))
-        })
+    pub fn sample_or_why(&self, op: impl Into<Sampled>) -> Result<&Exchange, String> {
+        let op = op.into();
+        self.first(op).ok_or_else(|| self.why_unsampled(op))
+    }
+
+    /// Why `op` has no sample.
+    pub fn why_unsampled(&self, op: impl Into<Sampled>) -> String {
+        let op = op.into();
+        self.unsampled
+            .get(&op)
+            .cloned()
+            .unwrap_or_else(|| format!("{op} was not sampled"))
     }
 }

@@ -282,6 +282,7 @@ fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseli
                 rule,
                 Outcome::not_run_because(why),
                 began.elapsed(),
+                ctx.options.strict,
                 |id, fp| baseline.knows(id, fp),
             );
         }
@@ -301,9 +302,13 @@ fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseli
             outcome
         }
     };
-    RuleReport::new(rule, outcome, began.elapsed(), |id, fp| {
-        baseline.knows(id, fp)
-    })
+    RuleReport::new(
+        rule,
+        outcome,
+        began.elapsed(),
+        ctx.options.strict,
+        |id, fp| baseline.knows(id, fp),
+    )
 }
 
 fn run_inner(
@@ -367,6 +372,7 @@ fn run_inner(
             cases: args.cases,
             seed,
             allow_writes: target.allow_writes,
+            strict: args.strict,
             header_case_only,
         },
         unsampled: Default::default(),
@@ -606,13 +612,14 @@ fn summarize(
     let unsure = |r: &RuleReport| r.outcome.status == Status::Inconclusive;
     let inconclusive = count(&unsure);
     let required_inconclusive = count(&|r| r.level == Level::Required && unsure(r));
-    let counted_inconclusive = required_inconclusive > 0 || (args.strict && inconclusive > 0);
     // A failure proven is what the server most needs to hear; a run that
     // could not judge everything (its budget ran out, or only transient
-    // failures came back where a required rule did not pass) is exit 2.
-    let exit_code = if required_failed > 0 || (args.strict && observations_failed > 0) {
+    // failures came back where a rule that counts did not pass) is exit 2.
+    // Whether a rule counts is its report's (`RuleReport::counts`), the
+    // same the reporters read.
+    let exit_code = if reports.iter().any(RuleReport::fails_run) {
         EXIT_FAILED
-    } else if budget_spent || counted_inconclusive {
+    } else if budget_spent || reports.iter().any(RuleReport::undecided) {
         EXIT_UNUSABLE
     } else {
         EXIT_OK

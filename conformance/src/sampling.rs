@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::contract::{Op, OpId};
-use crate::ctx::{Ctx, Sample};
+use crate::ctx::{Ctx, Sample, Sampled};
 use crate::http::Request;
 use crate::model::{ListModel, Picker, Rotation, Source, token_of, writes};
 
@@ -17,9 +17,9 @@ const CHARGES: usize = 6;
 /// One sampling job.
 enum Job {
     List(Source),
-    One(&'static str, Request),
-    /// A report export (the operation's name in the samples, the body).
-    Export(&'static str, String),
+    One(Sampled, Request),
+    /// A report export (what it is a sample of, the body).
+    Export(Sampled, String),
     /// A key rotation (the key, its secret before).
     Rotate(String, Option<String>),
 }
@@ -36,11 +36,11 @@ impl Ctx {
         let done = http.pool().map(&jobs, |job| match job {
             Job::List(source) => Done::List(Box::new(ListModel::read(http, source.clone()))),
             Job::One(op, request) => Done::One(Box::new(Sample {
-                op,
+                op: *op,
                 exchange: http.send(request.clone()),
             })),
             Job::Export(op, body) => Done::One(Box::new(Sample {
-                op,
+                op: *op,
                 exchange: writes::export(http, body),
             })),
             Job::Rotate(id, before) => {
@@ -50,7 +50,7 @@ impl Ctx {
         for d in done {
             match d {
                 Done::List(list) => {
-                    let op = list.source.op.name;
+                    let op = Sampled::Op(list.source.op.id);
                     self.samples.extend(list.pages.iter().map(|e| Sample {
                         op,
                         exchange: e.clone(),
@@ -60,7 +60,7 @@ impl Ctx {
                 Done::One(sample) => self.samples.push(*sample),
                 Done::Rotation(rotation) => {
                     self.samples.push(Sample {
-                        op: "rotate",
+                        op: OpId::Rotate.into(),
                         exchange: rotation.answer.clone(),
                     });
                     self.model.rotation = Some(*rotation);
@@ -98,23 +98,24 @@ impl Ctx {
         .collect();
         wave.push(Job::List(qrs.clone()));
         wave.push(Job::List(qrs.with("type", "DYNAMIC")));
-        wave.push(Job::One("aggregator", Request::get("")));
-        wave.push(Job::One("ledger", Request::get("/ledger/accounts")));
+        wave.push(Job::One(OpId::Aggregator.into(), Request::get("")));
+        wave.push(Job::One(
+            OpId::Ledger.into(),
+            Request::get("/ledger/accounts"),
+        ));
         let inputs = self.inputs.clone();
-        let mut single = |op: &'static str,
-                          value: Option<&String>,
-                          why: &str,
-                          make: &dyn Fn(&str) -> Request| {
-            match value {
-                Some(v) => wave.push(Job::One(op, make(v))),
-                None => {
-                    self.unsampled.insert(op, why.to_owned());
+        let mut single =
+            |op: Sampled, value: Option<&String>, why: &str, make: &dyn Fn(&str) -> Request| {
+                match value {
+                    Some(v) => wave.push(Job::One(op, make(v))),
+                    None => {
+                        self.unsampled.insert(op, why.to_owned());
+                    }
                 }
-            }
-        };
+            };
         let iban = "needs an IBAN: pass --iban";
         for title in [None, Some("true")] {
-            single("account-info", inputs.iban.as_ref(), iban, &|v| {
+            single(OpId::AccountInfo.into(), inputs.iban.as_ref(), iban, &|v| {
                 let r = Request::get("/account-info").q("iban", v);
                 match title {
                     Some(t) => r.q("with_title_fetch", t),
@@ -123,7 +124,7 @@ impl Ctx {
             });
         }
         single(
-            "account-info-mobile",
+            Sampled::AccountInfoByMobile,
             inputs.mobile.as_ref(),
             "needs a mobile number: pass --mobile",
             &|v| {
@@ -134,7 +135,7 @@ impl Ctx {
         );
         for title in ["false", "true"] {
             single(
-                "title-fetch",
+                OpId::TitleFetch.into(),
                 inputs.till_code.as_ref(),
                 "needs a till code: pass --till-code",
                 &|v| {
@@ -146,7 +147,7 @@ impl Ctx {
             );
         }
         single(
-            "alias",
+            OpId::Alias.into(),
             inputs.alias_id.as_ref(),
             "needs an alias id: pass --alias-id",
             &|v| Request::get(Op::get(OpId::Alias).path_with(v)),
@@ -168,13 +169,13 @@ impl Ctx {
         let rail = self.picked_rail_merchants();
         if rail.is_empty() {
             self.unsampled.insert(
-                "rail-merchant",
+                OpId::RailMerchant.into(),
                 "needs a rail merchant id: none was listed, pass --rail-merchant-id".into(),
             );
         }
         for id in &rail {
             wave.push(Job::One(
-                "rail-merchant",
+                OpId::RailMerchant.into(),
                 Request::get(Op::get(OpId::RailMerchant).path_with(id)),
             ));
         }
@@ -199,13 +200,13 @@ impl Ctx {
         let payments = self.picked_payments();
         if payments.is_empty() {
             self.unsampled.insert(
-                "charges",
+                OpId::Charges.into(),
                 "needs a payment id: no transaction was listed, pass --payment-id".into(),
             );
         }
         for id in &payments {
             wave.push(Job::One(
-                "charges",
+                OpId::Charges.into(),
                 Request::get(Op::get(OpId::Charges).path_with(id)),
             ));
         }
@@ -224,7 +225,7 @@ impl Ctx {
                 self.model.keys_before = Some(self.model.lists.remove(i));
             }
             wave.push(Job::List(Source::of(Op::get(OpId::Keys))));
-            wave.push(Job::One("aggregator-after", Request::get("")));
+            wave.push(Job::One(Sampled::AggregatorAfterWrites, Request::get("")));
         }
         wave
     }
@@ -300,7 +301,11 @@ impl Ctx {
     /// Whether writes may run; when not, says so for each.
     fn writes_allowed(&mut self) -> bool {
         if !self.options.allow_writes {
-            for op in ["report-export", "report-export-merchant", "rotate"] {
+            for op in [
+                OpId::ReportExport.into(),
+                Sampled::MerchantExport,
+                OpId::Rotate.into(),
+            ] {
                 self.unsampled
                     .insert(op, "a write: pass --allow-writes".into());
             }
@@ -342,14 +347,14 @@ impl Ctx {
             at.last().map(|i| (token_of(batches[*i]), Vec::new()))
         });
         let Some((batch, merchants)) = chosen else {
-            for op in ["report-export", "report-export-merchant"] {
+            for op in [OpId::ReportExport.into(), Sampled::MerchantExport] {
                 self.unsampled
                     .insert(op, "no settlement batch was listed".into());
             }
             return jobs;
         };
         let body = serde_json::json!({"settlement_batch_id": batch, "kind": "REPORT_KIND_BATCH", "merchant_id": ""});
-        jobs.push(Job::Export("report-export", body.to_string()));
+        jobs.push(Job::Export(OpId::ReportExport.into(), body.to_string()));
         let merchant = pick
             .pick(&merchants)
             .cloned()
@@ -357,11 +362,11 @@ impl Ctx {
         match merchant {
             Some(merchant) => {
                 let body = serde_json::json!({"settlement_batch_id": batch, "kind": "REPORT_KIND_MERCHANT", "merchant_id": merchant});
-                jobs.push(Job::Export("report-export-merchant", body.to_string()));
+                jobs.push(Job::Export(Sampled::MerchantExport, body.to_string()));
             }
             None => {
                 self.unsampled.insert(
-                    "report-export-merchant",
+                    Sampled::MerchantExport,
                     "needs a rail merchant id: pass --rail-merchant-id".into(),
                 );
             }
@@ -376,7 +381,7 @@ impl Ctx {
         }
         let Some(id) = self.inputs.access_key_id.clone() else {
             self.unsampled.insert(
-                "rotate",
+                OpId::Rotate.into(),
                 "needs the key to rotate: pass --access-key-id (never the key in use; the harness never picks one)".into(),
             );
             return None;
@@ -390,7 +395,7 @@ impl Ctx {
         let before = record.as_ref().and_then(|k| k["secret"].as_str());
         if before.is_some_and(|s| self.http.key_matches(s)) {
             self.unsampled.insert(
-                "rotate",
+                OpId::Rotate.into(),
                 format!("refusing to rotate {id}: it is the key in use"),
             );
             return None;

@@ -7,7 +7,6 @@
 //! a 500 that comes back is the server's answer (API.md: an internal
 //! failure). Anything else is the answer.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::Answer;
@@ -207,21 +206,17 @@ impl Schedule {
     }
 }
 
-/// Full jitter under `min(MAX_BACKOFF, BASE * 2^(attempt-1))`.
+/// Full jitter under `min(MAX_BACKOFF, BASE * 2^(attempt-1))`: the
+/// workspace's one schedule, with the harness's base and cap.
 fn backoff(attempt: u32) -> Duration {
-    let factor = 1u32
-        .checked_shl(attempt.saturating_sub(1))
-        .unwrap_or(u32::MAX);
-    jitter(BASE.saturating_mul(factor).min(MAX_BACKOFF))
+    use aggpay_internal::backoff::{full_jitter, random};
+    full_jitter(BASE, MAX_BACKOFF, attempt, random())
 }
 
-/// A uniform wait in `0..=ceiling` (not for anything secret).
+/// A uniform wait in `0..=ceiling`.
 fn jitter(ceiling: Duration) -> Duration {
-    static STATE: AtomicU64 = AtomicU64::new(0x5eed);
-    let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
-    let random =
-        aggpay_internal::mix::splitmix64(STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed));
-    Duration::from_nanos(if nanos == 0 { 0 } else { random % (nanos + 1) })
+    use aggpay_internal::backoff::{random, uniform};
+    uniform(ceiling, random())
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use crate::contract::{Op, Paging};
 use crate::http::{Exchange, Http, Request, show};
-use crate::rules::num;
 
 /// Rows asked per page when reading a model.
 pub const PAGE: u64 = 100;
@@ -158,6 +157,15 @@ fn page_of(e: &Exchange, source: &Source) -> Result<Page, Unread> {
         total: num(&count["total_count"]),
         next: data["next_cursor"].as_str().map(str::to_owned),
     })
+}
+
+/// A numeric string (API.md typing rule 2: no sign, no leading zero) as
+/// a number. Here, below the rules, so that reading the model needs
+/// nothing of them.
+pub fn num(v: &Value) -> Option<u64> {
+    v.as_str()
+        .filter(|s| aggpay_internal::rules::is_numeric_id(s))
+        .and_then(|s| s.parse().ok())
 }
 
 /// The numeric id of a row.

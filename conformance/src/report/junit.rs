@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::{Event, Reporter};
-use crate::rules::{Level, Status};
+use crate::rules::Status;
 
 pub struct Junit<'w> {
     out: Box<dyn Write + 'w>,
@@ -53,7 +53,6 @@ impl Reporter for Junit<'_> {
         suite.add_property(("target", summary.target.as_str()));
         suite.add_property(("seed", summary.seed.to_string().as_str()));
         for r in *rules {
-            let counts = matches!(r.level, Level::Required) || summary.strict;
             let status = match r.outcome.status {
                 Status::Passed => TestCaseStatus::success(),
                 Status::Skipped | Status::NotRun => {
@@ -64,7 +63,7 @@ impl Reporter for Junit<'_> {
                     s
                 }
                 // Only transient failures: the rule could not be judged.
-                Status::Inconclusive if counts => {
+                Status::Inconclusive if r.undecided() => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
                     let first = r
                         .outcome
@@ -79,7 +78,7 @@ impl Reporter for Junit<'_> {
                 Status::Inconclusive => TestCaseStatus::success(),
                 // An observation fails the suite only with --strict, a
                 // known failure never.
-                Status::Failed if !counts || r.is_known() => TestCaseStatus::success(),
+                Status::Failed if r.failed_uncounted() => TestCaseStatus::success(),
                 Status::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     let first = r
@@ -118,7 +117,7 @@ impl Reporter for Junit<'_> {
             case.set_classname(format!("aggpay.conformance.{}", r.level.as_str()));
             case.set_time(r.duration);
             case.set_assertions(usize::try_from(r.outcome.cases).unwrap_or(usize::MAX));
-            if r.outcome.status == Status::Failed && (!counts || r.is_known()) {
+            if r.failed_uncounted() {
                 let notes: Vec<&str> = r
                     .outcome
                     .failures

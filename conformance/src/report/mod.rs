@@ -81,15 +81,20 @@ pub struct RuleReport {
     pub duration: Duration,
     /// One mark per failure.
     pub marks: Vec<Mark>,
+    /// Whether its outcome counts against the run: a required rule, or
+    /// any rule with `--strict`. Decided once, by the runner; the exit
+    /// code and every reporter read it.
+    pub counts: bool,
 }
 
 impl RuleReport {
     /// Pairs a rule with its outcome; `known` tells a fingerprint the
-    /// baseline knows.
+    /// baseline knows; `strict` counts observations too.
     pub fn new(
         rule: &Rule,
         outcome: Outcome,
         duration: Duration,
+        strict: bool,
         known: impl Fn(&str, &str) -> bool,
     ) -> Self {
         let marks = outcome
@@ -111,6 +116,7 @@ impl RuleReport {
             outcome,
             duration,
             marks,
+            counts: rule.level == Level::Required || strict,
         }
     }
 
@@ -124,6 +130,22 @@ impl RuleReport {
     /// A failure with at least one new failure.
     pub fn is_new_failure(&self) -> bool {
         self.outcome.status == Status::Failed && !self.is_known()
+    }
+
+    /// A new failure that counts: the run fails (exit 1).
+    pub fn fails_run(&self) -> bool {
+        self.counts && self.is_new_failure()
+    }
+
+    /// A failure that does not fail the run: known to the baseline, or an
+    /// observation without `--strict`.
+    pub fn failed_uncounted(&self) -> bool {
+        self.outcome.status == Status::Failed && !self.fails_run()
+    }
+
+    /// Inconclusive where it counts: the run cannot conclude (exit 2).
+    pub fn undecided(&self) -> bool {
+        self.counts && self.outcome.status == Status::Inconclusive
     }
 
     /// The word of its verdict.

@@ -45,7 +45,7 @@ pub fn rules() -> Vec<Rule> {
 
 fn references(c: &Check<'_>) -> Outcome {
     let model = &c.ctx.model;
-    let aggregator = c.ctx.data("aggregator");
+    let aggregator = c.ctx.data(OpId::Aggregator);
     let mut judge = Judge::default();
     for reference in REFERENCES {
         let targets: Vec<&Value> = match reference.to {
@@ -111,7 +111,7 @@ fn charges(c: &Check<'_>) -> Outcome {
         .filter(|t| t["transaction_type"] == "TT_PAYMENT")
         .collect();
     let mut judge = Judge::default();
-    for e in c.ctx.samples("charges") {
+    for e in c.ctx.samples(OpId::Charges) {
         let Some(data) = e.data() else { continue };
         let Some(txn) = payments
             .iter()

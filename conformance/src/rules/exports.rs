@@ -5,6 +5,8 @@ use serde_json::Value;
 
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule};
+use crate::contract::OpId;
+use crate::ctx::Sampled;
 use crate::http::show;
 
 pub fn rules() -> Vec<Rule> {
@@ -48,7 +50,7 @@ pub fn rules() -> Vec<Rule> {
 }
 
 fn seeded(c: &Check<'_>) -> Outcome {
-    let e = match c.ctx.sample_or_why("report-export") {
+    let e = match c.ctx.sample_or_why(OpId::ReportExport) {
         Ok(e) => e,
         Err(why) => return Outcome::skipped(why),
     };
@@ -110,7 +112,7 @@ fn timestamp(s: &str) -> Option<jiff::Timestamp> {
 
 fn matches(c: &Check<'_>) -> Outcome {
     let mut judge = Judge::default();
-    for op in ["report-export", "report-export-merchant"] {
+    for op in [Sampled::Op(OpId::ReportExport), Sampled::MerchantExport] {
         for e in c.ctx.samples(op) {
             let asked: Value = e
                 .request
@@ -139,7 +141,7 @@ fn matches(c: &Check<'_>) -> Outcome {
     if judge.cases == 0 {
         return Outcome::skipped(
             c.ctx
-                .sample_or_why("report-export")
+                .sample_or_why(OpId::ReportExport)
                 .err()
                 .unwrap_or_else(|| "no export was created".into()),
         );

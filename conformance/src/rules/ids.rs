@@ -196,7 +196,7 @@ fn path_match(c: &Check<'_>) -> Outcome {
         .iter()
         .filter(|o| o.path_id.is_some_and(|p| p.answers_for.is_some()))
     {
-        for e in c.ctx.samples(op.name) {
+        for e in c.ctx.samples(op.id) {
             if e.transient.is_some() {
                 judge.fail(c.fail(e, format!("{}: the read was not answered", op.name)));
                 continue;

@@ -9,6 +9,7 @@ use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule};
 use crate::contract::OpId;
 use crate::contract::resources::ACCESS_KEY;
+use crate::ctx::Sampled;
 use crate::http::Exchange;
 use crate::model::expect::differs;
 use crate::model::{ListModel, key_id, token_of};
@@ -44,7 +45,7 @@ fn rotation(c: &Check<'_>) -> Outcome {
     let Some(rotation) = &c.ctx.model.rotation else {
         return Outcome::skipped(
             c.ctx
-                .sample_or_why("rotate")
+                .sample_or_why(OpId::Rotate)
                 .err()
                 .unwrap_or_else(|| "no rotation was made".into()),
         );
@@ -132,7 +133,8 @@ fn agree(
 
 fn consistent(c: &Check<'_>) -> Outcome {
     let model = &c.ctx.model;
-    let (Some(after), Some(record)) = (model.list(OpId::Keys), c.ctx.first("aggregator")) else {
+    let (Some(after), Some(record)) = (model.list(OpId::Keys), c.ctx.first(OpId::Aggregator))
+    else {
         return Outcome::skipped("the key list or the aggregator record was not read");
     };
     if record.transient.is_some() || after.usable().is_err() {
@@ -147,7 +149,7 @@ fn consistent(c: &Check<'_>) -> Outcome {
     let mut judge = Judge::default();
     match (
         &model.keys_before,
-        c.ctx.first("aggregator-after"),
+        c.ctx.first(Sampled::AggregatorAfterWrites),
         &model.rotation,
     ) {
         (Some(before), Some(record_after), Some(rotation)) => {

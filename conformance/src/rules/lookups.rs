@@ -3,6 +3,8 @@
 
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule};
+use crate::contract::OpId;
+use crate::ctx::Sampled;
 use crate::http::Request;
 use aggpay_mock::Fault;
 
@@ -55,11 +57,11 @@ fn matches(c: &Check<'_>) -> Outcome {
     // may not resolve: when it answers, it answers for it.
     let own = c
         .ctx
-        .data("aggregator")
+        .data(OpId::Aggregator)
         .and_then(|a| a["bank_account"]["iban"].as_str())
         .filter(|i| !i.is_empty())
         .map(|iban| c.send(Request::get("/account-info").q("iban", iban)));
-    for e in c.ctx.samples("account-info").chain(own.as_ref()) {
+    for e in c.ctx.samples(OpId::AccountInfo).chain(own.as_ref()) {
         let Some(data) = e.data() else { continue };
         let asked = e
             .request
@@ -76,7 +78,7 @@ fn matches(c: &Check<'_>) -> Outcome {
     if judge.cases == 0 {
         return Outcome::skipped(
             c.ctx
-                .sample_or_why("account-info")
+                .sample_or_why(OpId::AccountInfo)
                 .err()
                 .unwrap_or_else(|| "the IBAN lookup did not succeed".into()),
         );
@@ -87,7 +89,7 @@ fn matches(c: &Check<'_>) -> Outcome {
 /// A lookup by a value.
 struct Lookup {
     /// The sample that holds a known value's answer.
-    sample: &'static str,
+    sample: Sampled,
     /// Its path.
     path: &'static str,
     /// The parameters beside the value.
@@ -98,19 +100,19 @@ struct Lookup {
 
 const LOOKUPS: &[Lookup] = &[
     Lookup {
-        sample: "account-info",
+        sample: Sampled::Op(OpId::AccountInfo),
         path: "/account-info",
         fixed: &[],
         param: "iban",
     },
     Lookup {
-        sample: "account-info-mobile",
+        sample: Sampled::AccountInfoByMobile,
         path: "/account-info",
         fixed: &[("alias_type", "MOBILE")],
         param: "alias_value",
     },
     Lookup {
-        sample: "title-fetch",
+        sample: Sampled::Op(OpId::TitleFetch),
         path: "/title-fetch/alias",
         fixed: &[("alias_type", "TILL_CODE"), ("with_title_fetch", "false")],
         param: "alias_value",
@@ -135,7 +137,7 @@ fn looked_up(c: &Check<'_>) -> Outcome {
         param,
     } in LOOKUPS
     {
-        let Some(known) = c.ctx.samples(sample).find(|e| e.success()) else {
+        let Some(known) = c.ctx.samples(*sample).find(|e| e.success()) else {
             continue;
         };
         let Some(value) = known

@@ -33,7 +33,6 @@ pub use catalogue::catalogue;
 #[cfg(test)]
 pub use model::Evidence;
 pub use model::{Check, Failure, Level, Outcome, Phase, Rule, Status};
-pub use support::num;
 
 mod model {
     use std::fmt;

@@ -6,11 +6,11 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::support::num;
 use super::{Check, Failure};
 use crate::contract::Paging;
 use crate::http::Exchange;
 use crate::model::expect::{Expected, Given, Order, difference, differs, query_text, tokens};
+use crate::model::num;
 use crate::model::{ListModel, Source, id_of, token_of};
 
 /// A list page as it came back.

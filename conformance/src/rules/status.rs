@@ -4,6 +4,8 @@ use super::support::Judge;
 use super::{Check, Level, Outcome, Rule};
 use aggpay_mock::Fault;
 
+use crate::contract::OpId;
+
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "status.charges-200",
@@ -19,7 +21,7 @@ pub fn rules() -> Vec<Rule> {
 
 fn charges_200(c: &Check<'_>) -> Outcome {
     let mut judge = Judge::default();
-    for e in c.ctx.samples("charges").filter(|e| e.success()) {
+    for e in c.ctx.samples(OpId::Charges).filter(|e| e.success()) {
         judge.check(e.status() == Some(200), || {
             c.fail(
                 e,
@@ -30,7 +32,7 @@ fn charges_200(c: &Check<'_>) -> Outcome {
     if judge.cases == 0 {
         return Outcome::skipped(
             c.ctx
-                .sample_or_why("charges")
+                .sample_or_why(OpId::Charges)
                 .err()
                 .unwrap_or_else(|| "no charges succeeded".into()),
         );

@@ -183,13 +183,6 @@ impl<T: Debug> CloneDebug for T {
     }
 }
 
-/// A numeric string as a number.
-pub fn num(v: &Value) -> Option<u64> {
-    v.as_str()
-        .filter(|s| aggpay_internal::rules::is_numeric_id(s))
-        .and_then(|s| s.parse().ok())
-}
-
 /// The string at `field`, or "".
 pub fn text<'v>(v: &'v Value, field: &str) -> &'v str {
     v[field].as_str().unwrap_or("")

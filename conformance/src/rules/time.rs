@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 
 use super::observe::{from_log, strings};
 use super::{Check, Level, Outcome, Rule};
-use crate::contract::Kind;
+use crate::contract::{Kind, OpId};
 use crate::http::Exchange;
 
 pub fn rules() -> Vec<Rule> {
@@ -91,7 +91,7 @@ fn dates(e: &Exchange) -> Option<String> {
 
 /// Only an alias carries dates: without one read, nothing was judged.
 fn dates_verdict(c: &Check<'_>) -> Outcome {
-    match c.ctx.sample_or_why("alias") {
+    match c.ctx.sample_or_why(OpId::Alias) {
         Ok(_) => from_log(c, true),
         Err(why) => Outcome::skipped(why),
     }

@@ -11,6 +11,7 @@ use super::paging::fetch;
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule};
 use crate::contract::OpId;
+use crate::ctx::Sampled;
 use crate::http::{Auth, Exchange, Request};
 use crate::model::{ListModel, id_of};
 
@@ -255,7 +256,7 @@ fn revokes_old(c: &Check<'_>) -> Outcome {
         return Outcome::skipped(
             c.ctx
                 .unsampled
-                .get("rotate")
+                .get(&Sampled::Op(OpId::Rotate))
                 .cloned()
                 .unwrap_or_else(|| "the key was not rotated".into()),
         );
@@ -279,7 +280,7 @@ fn revokes_old(c: &Check<'_>) -> Outcome {
 }
 
 fn export_seeded(c: &Check<'_>) -> Outcome {
-    let e = match c.ctx.sample_or_why("report-export") {
+    let e = match c.ctx.sample_or_why(OpId::ReportExport) {
         Ok(e) => e,
         Err(why) => return Outcome::skipped(why),
     };

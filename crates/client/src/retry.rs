@@ -125,12 +125,7 @@ impl RetryPolicy {
     /// The backoff delay before retry `retry` (1 for the first retry), given
     /// a uniform random number in `0..=u64::MAX`.
     pub(crate) fn backoff(&self, retry: u32, random: u64) -> Duration {
-        let factor = 1u32
-            .checked_shl(retry.saturating_sub(1))
-            .unwrap_or(u32::MAX);
-        let ceiling = self.base_delay.saturating_mul(factor).min(self.max_delay);
-        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
-        Duration::from_nanos(if nanos == 0 { 0 } else { random % (nanos + 1) })
+        aggpay_internal::backoff::full_jitter(self.base_delay, self.max_delay, retry, random)
     }
 }
 

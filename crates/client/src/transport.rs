@@ -1,7 +1,7 @@
 //! One request: sending, retrying, reading the body, mapping failures.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use ureq::http::{HeaderMap, Method};
@@ -169,7 +169,7 @@ impl Inner {
             if retry >= attempts || !failure.error.is_retryable() {
                 return Err(failure.error);
             }
-            let backoff = policy.backoff(retry, jitter());
+            let backoff = policy.backoff(retry, aggpay_internal::backoff::random());
             let wait = match failure.retry_after {
                 Some(after) if after > policy.max_retry_after() => return Err(failure.error),
                 Some(after) => after + backoff.min(jitter_cap(after)),
@@ -380,19 +380,6 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     aggpay_internal::http::parse_retry_after(headers.get("retry-after")?.to_str().ok()?)
 }
 
-/// A cheap, thread-safe uniform random number for backoff jitter (not for
-/// anything secret): a splitmix64 sequence seeded from the clock.
-fn jitter() -> u64 {
-    static STATE: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    aggpay_internal::mix::splitmix64(
-        STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed) ^ nanos,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,12 +408,6 @@ mod tests {
         );
         assert_eq!(retry_after(&headers("soon")), None);
         assert_eq!(retry_after(&HeaderMap::new()), None);
-    }
-
-    #[test]
-    fn jitter_varies() {
-        let a: std::collections::HashSet<u64> = (0..100).map(|_| jitter()).collect();
-        assert!(a.len() > 90);
     }
 
     /// Every method reaches the wire as itself (a method other than GET or

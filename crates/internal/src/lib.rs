@@ -1,5 +1,6 @@
 //! What the aggpay workspace shares below its crates: the textual rules of
-//! the API, safe text, one hash, command-line values and HTTP helpers.
+//! the API, safe text, one hash, the retry schedule, command-line values
+//! and HTTP helpers.
 //!
 //! An implementation detail of `aggpay`, `aggpay-mock`,
 //! `aggpay-conformance` and `aggpay-sync`, kept in one place so that they
@@ -9,6 +10,7 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod backoff;
 pub mod cli;
 pub mod http;
 pub mod mix;

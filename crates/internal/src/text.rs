@@ -69,6 +69,23 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     escape_control(&truncate(text, max_chars)).into_owned()
 }
 
+/// An error and its causes on one line, each once (`a: b: c`: a cause
+/// whose text the message already ends with is not repeated), control
+/// characters escaped: how the tools print an error for an operator.
+pub fn chain(error: &(dyn std::error::Error + '_)) -> String {
+    let mut out = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = cause.source();
+    }
+    escape_control(&out).into_owned()
+}
+
 /// What a secret becomes in anything shown.
 pub const REDACTED: &str = "<redacted>";
 

@@ -224,7 +224,8 @@ fn start(args: Args) -> Result<(), String> {
             .map_err(|e| format!("failed to read --legal: {e}"))?;
         config = config.legal(legal);
     }
-    let server = MockServer::start(config).map_err(|e| format!("failed to {e}"))?;
+    let server = MockServer::start(config)
+        .map_err(|e| format!("failed to {}", aggpay_internal::text::chain(&e)))?;
     let info = server.info();
     let json = serde_json::to_string_pretty(&info)
         .map_err(|e| format!("failed to write the info: {e}"))?;

@@ -153,16 +153,6 @@ impl SyncError {
 
     /// The error and its causes on one line, each once (`a: b: c`).
     pub fn chain(&self) -> String {
-        let mut out = self.to_string();
-        let mut source = std::error::Error::source(self);
-        while let Some(cause) = source {
-            let text = cause.to_string();
-            if !out.ends_with(&text) {
-                out.push_str(": ");
-                out.push_str(&text);
-            }
-            source = cause.source();
-        }
-        aggpay_internal::text::escape_control(&out).into_owned()
+        aggpay_internal::text::chain(self)
     }
 }

@@ -26,24 +26,56 @@ use crate::data::Dataset;
 use crate::router::App;
 use crate::state::State;
 
-/// Errors of the mock server.
+/// Errors of the mock server. `Display` says what failed; the operating
+/// system's or the TLS library's own error is the `source()` (its type is
+/// not part of the API: a reporter walks the chain, as the CLI does).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The listening socket could not be opened.
-    #[error("listen on {addr}: {reason}")]
+    /// The listening socket could not be opened, or the server's runtime
+    /// could not start.
+    #[error("listen on {addr}")]
     Listen {
         /// The address asked for.
         addr: String,
         /// Why it failed.
-        reason: String,
+        #[source]
+        source: Cause,
     },
     /// The TLS identity could not be used.
-    #[error("set up tls: {0}")]
-    Tls(String),
+    #[error("set up tls: {what}")]
+    Tls {
+        /// What could not be used.
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: Cause,
+    },
     /// The configuration cannot be served.
     #[error("configure the mock: {0}")]
     Config(String),
+}
+
+/// The cause under an [`Error`], kept whole as its source.
+#[derive(Debug)]
+pub struct Cause(Box<dyn std::error::Error + Send + Sync>);
+
+impl Cause {
+    pub(crate) fn new(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Cause(e.into())
+    }
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
 }
 
 /// The most batches live data moves (its status filter lists matches).
@@ -132,23 +164,21 @@ impl MockServer {
         }
         let tls = config.tls.as_ref().map(tls::acceptor).transpose()?;
         let addr = format!("{}:{}", config.host, config.port);
-        let listen_error = |reason: String| Error::Listen {
+        let listen_error = |e: std::io::Error| Error::Listen {
             addr: addr.clone(),
-            reason,
+            source: Cause::new(e),
         };
-        let listener = listen::bind(&addr).map_err(|e| listen_error(e.to_string()))?;
-        let bound = listener
-            .local_addr()
-            .map_err(|e| listen_error(e.to_string()))?;
+        let listener = listen::bind(&addr).map_err(listen_error)?;
+        let bound = listener.local_addr().map_err(listen_error)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(config.workers)
             .thread_name("aggpay-mock")
             .enable_all()
             .build()
-            .map_err(|e| listen_error(format!("cannot start the runtime: {e}")))?;
+            .map_err(listen_error)?;
         let listener = {
             let _entered = runtime.enter();
-            tokio::net::TcpListener::from_std(listener).map_err(|e| listen_error(e.to_string()))?
+            tokio::net::TcpListener::from_std(listener).map_err(listen_error)?
         };
         let data = Dataset::new(config.seed, config.sizes.clone());
         let state = State::new(&data);

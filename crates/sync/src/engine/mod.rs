@@ -100,19 +100,7 @@ impl Setback {
 
     fn reason(&self) -> String {
         match self {
-            Setback::Server(e) => {
-                let mut text = e.to_string();
-                let mut source = std::error::Error::source(e);
-                while let Some(cause) = source {
-                    let more = cause.to_string();
-                    if !text.ends_with(&more) {
-                        text.push_str(": ");
-                        text.push_str(&more);
-                    }
-                    source = cause.source();
-                }
-                aggpay_internal::text::escape_control(&text).into_owned()
-            }
+            Setback::Server(e) => aggpay_internal::text::chain(e),
             Setback::Integrity(message) => message.clone(),
         }
     }
