@@ -79,6 +79,78 @@
 //!   [`ErrorKind::Pagination`] instead of looping, and can be checkpointed
 //!   ([`Pages::position`]) and resumed ([`Pages::resume_from`]).
 //!
+//! # Embedding in a job that runs unattended
+//!
+//! What a nightly job can count on, and set:
+//!
+//! - **Patience.** The default policy (4 attempts, 200 ms base, 10 s cap,
+//!   `Retry-After` up to 60 s) gives up within seconds of a server going
+//!   away; a batch job takes [`RetryPolicy::batch_job`] (12 attempts,
+//!   backoff from 1 s doubling to 60 s, about 5 minutes of waiting at
+//!   most, `Retry-After` up to 5 minutes). [`RetryPolicyBuilder::deadline`]
+//!   bounds one call whole, its timeouts included;
+//!   [`RetryPolicyBuilder::max_total_wait`] bounds the waits of a client
+//!   and its clones together. [`Client::stats`] counts requests, retries
+//!   and bytes for a job's summary.
+//! - **Is the setup right?** [`Client::check`] reads the aggregator record
+//!   once and, when it fails, says which of the base URL, the key and the
+//!   aggregator id to fix ([`ErrorKind::Config`]); a job calls it first. A
+//!   404 says what it was about: the record the call named, or the
+//!   aggregator.
+//! - **Errors for an operator.** An [`Error`] says the operation, the
+//!   identifier and the attempts made (`list_batch_transactions sb_…:
+//!   could not reach the server (after 4 attempts)`), its cause only as its
+//!   `source()`: print the chain (anyhow's `{:#}`, or a walk of
+//!   `source()`, as the examples do) and each cause shows once. Branch on
+//!   [`Error::is_not_found`], [`Error::is_unauthorized`],
+//!   [`Error::is_network`], [`Error::is_retryable`] or [`Error::kind`].
+//! - **Never retried:** the key rotation (a second rotation would replace
+//!   the secret of the first, which you never saw: a rotation whose answer
+//!   holds the new secret but does not decode in full still hands it over,
+//!   [`Error::rotated_secret`]), the report-export creation (a second POST
+//!   makes a second export), other 4xx, redirects, TLS failures, bodies
+//!   that do not decode.
+//! - **Checkpoint and resume.** Walk page by page ([`Pages::next_page`])
+//!   and commit each page's rows with [`Pages::position`] in one
+//!   transaction; after a crash a new client resumes from the saved
+//!   [`WalkPosition`] ([`Pages::resume_from`]) with no row lost or
+//!   repeated. A position taken at the end of an ascending walk also picks
+//!   up rows added since. After a whole walk, [`Pages::reported_count`] is
+//!   the server's count: compare it with the rows you kept. Walks end on
+//!   the API's rules (a short or empty page, an empty cursor), never on the
+//!   count alone, so a list whose size is a multiple of the page costs one
+//!   more, empty, page.
+//! - **TLS and proxies.** For a staging server behind a private CA, trust
+//!   its PEM file (`AGGPAY_CA_CERT`, [`ClientBuilder::ca_certificate_file`];
+//!   like `curl --cacert`, it replaces the bundled roots), or build with
+//!   the `platform-verifier` feature to use the operating system's store.
+//!   HTTPS goes through a proxy in a `CONNECT` tunnel: the proxy never sees
+//!   the key. [`ProxyConfig::Direct`] ignores the environment.
+//! - **Pacing and memory.** [`ClientBuilder::rate_limit`] spaces every
+//!   request of a client and its clones, retries included; a walk holds
+//!   one page (a million-row walk stays under 10 MB).
+//!
+//! # Examples
+//!
+//! In `crates/client/examples/`, each against a server named by the
+//! environment, or an in-process mock when `AGGPAY_BASE_URL` is unset;
+//! each prints the error's whole chain and exits 1 on failure:
+//!
+//! ```sh
+//! cargo run -p aggpay --example batches_to_csv > transactions.csv  # every transaction of every completed batch
+//! cargo run -p aggpay --example payment_charges -- pm_…           # a payment's fee and tax breakdown
+//! cargo run -p aggpay --example rotate_key -- new-secret.txt ak_…  # rotate a key, store the new secret safely
+//! cargo run -p aggpay --example checkpoint -- state.txt            # a checkpointed walk, crashed and resumed, verified
+//! ```
+//!
+//! `rotate_key` checks the destination before it rotates anything (the
+//! folder exists, the file does not unless `--force`, no symbolic link),
+//! writes a 0600 temporary file beside it, fsyncs it and moves it into
+//! place; if storing fails after the rotation it says the key **was
+//! rotated**, and prints the new secret only with
+//! `--print-secret-on-failure`. `aggpay-sync`, in this workspace, is all
+//! of this put to work.
+//!
 //! # Testing code built on this crate
 //!
 //! The models are `#[non_exhaustive]`: outside this crate they cannot be
