@@ -15,7 +15,7 @@ mod rooms;
 
 pub use errors::{ERRORS, Form, Message, REFERENCES, error_case};
 pub use ops::{BATCH_STATUSES, OPS};
-pub use resources::{Field, Kind, visit};
+pub use resources::{Field, Kind, Path, visit};
 pub use rooms::ROOMS;
 
 /// The 17 operations of API.md.

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::{Check, Outcome};
-use crate::contract::{Field, Kind, visit};
+use crate::contract::{Field, Kind, Path, visit};
 use crate::http::Exchange;
 
 /// A field's verdict under one rule.
@@ -28,7 +28,7 @@ pub fn schema(
     };
     let mut first: Option<String> = None;
     let mut more = 0;
-    visit(data, op.data, "", &mut |path, field, value| {
+    visit(data, op.data, &Path::Root, &mut |path, field, value| {
         if let Verdict::Bad(why) = judge(field, value) {
             if first.is_none() {
                 first = Some(format!("{}: {path}: {why}", op.name));
