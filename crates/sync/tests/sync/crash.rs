@@ -74,7 +74,22 @@ fn killed_runs(server: &MockServer, db: &Db, want: &[String]) {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(20 + rng.below(280)));
+        // One kill in four lands a random instant after the spawn, while
+        // the run may still be starting. The others land a random instant
+        // after the run recorded its start, timed from there and not from
+        // the spawn, so a slow or loaded machine still kills mid-work.
+        if rng.below(4) == 0 {
+            std::thread::sleep(Duration::from_millis(20 + rng.below(280)));
+        } else {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while child.try_wait().unwrap().is_none()
+                && db.runs() == before
+                && Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            std::thread::sleep(Duration::from_millis(rng.below(250)));
+        }
         let killed = child.try_wait().unwrap().is_none();
         if killed {
             // SIGKILL: no handler, no cleanup.

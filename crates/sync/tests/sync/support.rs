@@ -53,6 +53,9 @@ impl Db {
         match self {
             Db::Sqlite(path) => {
                 let conn = Connection::open(path).unwrap();
+                // A run may be writing (the kill test reads while it does).
+                conn.busy_timeout(std::time::Duration::from_secs(10))
+                    .unwrap();
                 let mut stmt = conn.prepare(sql).unwrap();
                 let n = stmt.column_count();
                 stmt.query_map([], |r| {
