@@ -20,6 +20,34 @@ use serde_json::Value;
 /// A figure: its name, value (NaN when not measured) and goal.
 type Figure = (&'static str, f64, &'static str);
 
+/// CPU seconds (user and system) used so far by this process (the mock
+/// serves from it) and by its waited-for children (the syncs), from
+/// `/proc/self/stat` in clock ticks of 1/100 s (Linux's `USER_HZ`); NaN
+/// where there is no such file.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // The fields after the command name, which is in parentheses and may
+    // hold spaces: utime, stime, cutime and cstime are fields 14 to 17.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    after
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .map(|t| t.parse::<f64>().unwrap_or(f64::NAN))
+        .sum::<f64>()
+        / 100.0
+}
+
+/// Runs `work`: what it returns, and the CPU seconds it cost this process
+/// and its children.
+fn with_cpu<T>(work: impl FnOnce() -> T) -> (T, f64) {
+    let before = cpu_seconds();
+    let value = work();
+    (value, cpu_seconds() - before)
+}
+
 /// One sync of `server` into `db`: seconds, exit code, summary.
 fn sync(server: &MockServer, db: &str) -> (f64, i32, Value) {
     sync_with(server, db, &[])
@@ -189,6 +217,28 @@ fn chaos(dir: &TempDir) -> Vec<Figure> {
     ]
 }
 
+/// What the machine's cores allow the SQLite sync: its CPU seconds (its
+/// process and the mock's serving), the two ceilings' together, and the
+/// best `sync_1m_ratio` these cores permit. A sync does the work of both
+/// ceilings at once, so even with the two halves overlapping perfectly
+/// it takes at least the lower ceiling's time and at least their CPU
+/// seconds spread over every core.
+fn cpu_bound(sync_cpu: f64, ceilings_cpu: [f64; 2], ceilings: [f64; 2]) -> Vec<Figure> {
+    let rows = 1_000_000.0;
+    let cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
+    let both = ceilings_cpu[0] + ceilings_cpu[1];
+    let lower = rows / ceilings[0].min(ceilings[1]);
+    vec![
+        ("sync_1m_cpu_seconds", sync_cpu, "(sync and mock)"),
+        ("sync_1m_ceilings_cpu_seconds", both, "(the two ceilings')"),
+        (
+            "sync_1m_ratio_bound",
+            lower / lower.max(both / cores),
+            "(best ratio these cores allow)",
+        ),
+    ]
+}
+
 fn main() {
     let server = MockServer::start(
         // The large batch is the oldest completed one; the others are
@@ -200,18 +250,21 @@ fn main() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let dir = TempDir::new("aggpay-sync-bench");
-    let (sqlite, sqlite_rate) = million(
-        &server,
-        &dir.join("bench.db").display().to_string(),
-        [
-            "sync_1m_rows_per_s",
-            "sync_1m_peak_rss_mb",
-            "sync_1m_seconds",
-        ],
-    );
+    let ((sqlite, sqlite_rate), sqlite_cpu) = with_cpu(|| {
+        million(
+            &server,
+            &dir.join("bench.db").display().to_string(),
+            [
+                "sync_1m_rows_per_s",
+                "sync_1m_peak_rss_mb",
+                "sync_1m_seconds",
+            ],
+        )
+    });
     let mut figures = sqlite.to_vec();
-    let network = network_ceiling(&server);
-    let store = store_ceiling(&server, &Target::Sqlite(dir.join("ceiling.db")), 1_000_000);
+    let (network, network_cpu) = with_cpu(|| network_ceiling(&server));
+    let (store, store_cpu) =
+        with_cpu(|| store_ceiling(&server, &Target::Sqlite(dir.join("ceiling.db")), 1_000_000));
     figures.extend([
         (
             "sync_1m_network_ceiling_rows_per_s",
@@ -225,6 +278,11 @@ fn main() {
         ),
         ("sync_1m_ratio", sqlite_rate / network.min(store), ">= 0.9"),
     ]);
+    figures.extend(cpu_bound(
+        sqlite_cpu,
+        [network_cpu, store_cpu],
+        [network, store],
+    ));
     let pg_names = [
         "sync_1m_pg_rows_per_s",
         "sync_1m_pg_peak_rss_mb",
