@@ -6,13 +6,22 @@
 //! `initdb` refuses to run as root: as root, the cluster is made and run
 //! as the `postgres` user (or `nobody`) through `runuser`.
 //!
+//! A test binary shares one cluster among its tests ([`PgCluster::shared`]),
+//! each test in databases of its own ([`PgCluster::fresh`]): making a
+//! cluster costs a second or two of `initdb`, a database a few
+//! milliseconds. The shared cluster outlives the statics that hold it, so
+//! a small watcher process stops it and removes its folder once the test
+//! binary has exited, however it exits.
+//!
 //! Where the binaries cannot be found or the server does not start, the
 //! test fails saying how to install them. `AGGPAY_SKIP_POSTGRES=1` skips
 //! the PostgreSQL tests on purpose (and says so on stderr): the one
 //! opt-out, documented in the README (Development).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::TempDir;
@@ -89,6 +98,16 @@ fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
+/// Whether the PostgreSQL tests are skipped on purpose; says so on stderr
+/// (for every test skipped: nothing skips silently).
+fn skipped() -> bool {
+    let skip = std::env::var_os(SKIP_POSTGRES).is_some_and(|v| !v.is_empty() && v != "0");
+    if skip {
+        eprintln!("PostgreSQL test skipped: {SKIP_POSTGRES} is set");
+    }
+    skip
+}
+
 fn shown(out: &Output) -> String {
     format!(
         "{}{}",
@@ -102,10 +121,12 @@ impl PgCluster {
     /// is set. Panics, saying how to install the server, when it cannot
     /// be started.
     pub fn start() -> Option<Self> {
-        if std::env::var_os(SKIP_POSTGRES).is_some_and(|v| !v.is_empty() && v != "0") {
-            eprintln!("PostgreSQL test skipped: {SKIP_POSTGRES} is set");
-            return None;
-        }
+        (!skipped()).then(Self::make)
+    }
+
+    /// Makes and starts a cluster; panics, saying how to install the
+    /// server, when it cannot.
+    fn make() -> Self {
         let bin = bin_dir().unwrap_or_else(|| {
             panic!("PostgreSQL server binaries (initdb, pg_ctl) not found: {INSTALL}")
         });
@@ -156,7 +177,7 @@ impl PgCluster {
             cluster.port = free_port();
             let log = cluster.dir.join("server.log");
             let options = format!(
-                "-p {} -k {} -c listen_addresses=127.0.0.1 -c max_connections=40",
+                "-p {} -k {} -c listen_addresses=127.0.0.1 -c max_connections=100",
                 cluster.port,
                 cluster.data.display()
             );
@@ -176,7 +197,7 @@ impl PgCluster {
                 ],
             );
             if out.status.success() {
-                return Some(cluster);
+                return cluster;
             }
             let logged = std::fs::read_to_string(&log).unwrap_or_default();
             assert!(
@@ -186,6 +207,63 @@ impl PgCluster {
             );
         }
         unreachable!("three attempts, the last one asserted")
+    }
+
+    /// The cluster of this test process: started by the first test that
+    /// asks (and asked for again by the next one if that failed), shared
+    /// by every test of the process, stopped and removed after the process
+    /// exits. `None` when `AGGPAY_SKIP_POSTGRES` is set, as
+    /// [`PgCluster::start`].
+    pub fn shared() -> Option<&'static PgCluster> {
+        static SHARED: OnceLock<PgCluster> = OnceLock::new();
+        if skipped() {
+            return None;
+        }
+        Some(SHARED.get_or_init(|| {
+            let cluster = Self::make();
+            cluster.stop_after_exit();
+            cluster
+        }))
+    }
+
+    /// A database name no other test of this process has: `base_N`. Tests
+    /// sharing a cluster each make their databases under such names.
+    pub fn fresh(&self, base: &str) -> String {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        format!("{base}_{}", NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Starts the watcher that stops the cluster (immediately: nothing in
+    /// it is kept) and removes its folder once this process has exited:
+    /// a static is never dropped. Its output goes nowhere, so that no
+    /// reader of this process's output waits for it.
+    fn stop_after_exit(&self) {
+        let pg_ctl = self.bin.join("pg_ctl");
+        let mut stop: Vec<String> = Vec::new();
+        if let Some(user) = &self.user {
+            stop.extend(["runuser".into(), "-u".into(), user.clone(), "--".into()]);
+        }
+        stop.push(pg_ctl.display().to_string());
+        stop.extend(["-D".into(), self.data.display().to_string()]);
+        stop.extend(["-m", "immediate", "-w", "-t", "30", "stop"].map(String::from));
+        let watched = Command::new("sh")
+            .arg("-c")
+            .arg(
+                r#"pid=$1 dir=$2; shift 2
+                while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+                "$@"; rm -rf "$dir""#,
+            )
+            .arg("aggpay-pg-watcher")
+            .arg(std::process::id().to_string())
+            .arg(self.dir.path())
+            .args(&stop)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        if let Err(e) = watched {
+            panic!("cannot start the watcher that stops the shared cluster: {e}");
+        }
     }
 
     /// Runs a server binary, as the cluster's user.

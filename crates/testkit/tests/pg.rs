@@ -26,6 +26,58 @@ fn start_in_a_child() {
     drop(PgCluster::start());
 }
 
+/// Run in a child process by the test below: takes the shared cluster,
+/// makes a database in it, prints the port and exits without dropping it.
+#[test]
+fn shared_in_a_child() {
+    if std::env::var_os("AGGPAY_PG_SHARED_CHILD").is_none() {
+        return;
+    }
+    let Some(pg) = PgCluster::shared() else {
+        println!("skipped");
+        return;
+    };
+    let again = PgCluster::shared().unwrap();
+    assert_eq!(pg.port(), again.port(), "one cluster per process");
+    let (a, b) = (pg.fresh("db"), pg.fresh("db"));
+    assert_ne!(a, b);
+    pg.database(&a);
+    assert_eq!(pg.sql(&a, "SELECT 40 + 2"), "42");
+    println!("port={}", pg.port());
+}
+
+/// The shared cluster is stopped once its process has exited: a static is
+/// never dropped, and no server may outlive the tests.
+#[test]
+fn the_shared_cluster_stops_after_its_process() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "shared_in_a_child", "--nocapture"])
+        .env("AGGPAY_PG_SHARED_CHILD", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    if text.contains("skipped") {
+        // The child said why on its stderr; so does this test.
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        return;
+    }
+    let port: u16 = text
+        .split("port=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {text}"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the shared cluster on port {port} still listens 30 s after its process exited"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 /// Without the server binaries the tests fail, saying how to install
 /// them; the opt-out skips, saying so. Nothing passes silently.
 #[test]

@@ -416,7 +416,7 @@ mod tests {
             assert_eq!(real, expected, "SQLite table {}", table.name());
         }
 
-        let Some(pg) = aggpay_testkit::PgCluster::start() else {
+        let Some(pg) = aggpay_testkit::PgCluster::shared() else {
             return;
         };
         let url = pg.database("tables");
@@ -539,7 +539,7 @@ mod tests {
                 conn.query_row(sql, [], |r| r.get(0)).unwrap()
             });
         }
-        let Some(pg) = aggpay_testkit::PgCluster::start() else {
+        let Some(pg) = aggpay_testkit::PgCluster::shared() else {
             return;
         };
         let url = pg.database("rows");

@@ -1,6 +1,9 @@
-//! Patience: a 300,000-row batch synced through a flaky server (5% 503,
-//! 5% 429, 2% resets) ends with exit 0 and the mirror a clean sync makes.
-//! (`just bench` runs it ten times: `sync_chaos_clean_exits`.)
+//! Patience: a large batch synced through a flaky server (5% 503, 5% 429,
+//! 2% resets) ends with exit 0 and the mirror a clean sync makes. 40,000
+//! rows are walked from both ends (as every batch of 5,000 rows or more)
+//! through some fifty mishaps, each end's walk stopped and resumed many
+//! times: what the scenario proves, at a tenth of the bench's size
+//! (`just bench` syncs 300,000 rows so ten times: `sync_chaos_clean_exits`).
 
 use std::time::Duration;
 
@@ -14,7 +17,7 @@ fn config() -> MockConfig {
         .seed(44)
         .batches(4)
         .max_batch_transactions(10)
-        .large_batch_transactions(300_000)
+        .large_batch_transactions(40_000)
 }
 
 #[test]
@@ -29,7 +32,7 @@ fn a_large_batch_through_a_flaky_server_is_mirrored_whole() {
     let db = Db::sqlite(dir.join("flaky.db"));
     let (code, summary, err) = sync(&flaky, &db);
     assert_eq!(code, 0, "{err}\n{summary}");
-    assert!(summary["retries"].as_u64().unwrap() > 100, "{summary}");
+    assert!(summary["retries"].as_u64().unwrap() > 20, "{summary}");
     assert_eq!(
         summary["transactions"]["total"].as_u64().unwrap() as i64,
         clean.scalar("SELECT count(*) FROM transactions")

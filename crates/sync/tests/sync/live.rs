@@ -32,9 +32,9 @@ fn statuses(db: &Db, table: &str) -> BTreeMap<String, String> {
 fn incremental_runs_pick_up_exactly_the_new_and_changed_rows() {
     let dir = TempDir::new("aggpay-sync-live");
     steps(&live(), &|name| Db::sqlite(dir.join(&format!("{name}.db"))));
-    if let Some(pg) = PgCluster::start() {
+    if let Some(pg) = PgCluster::shared() {
         let server = live();
-        steps(&server, &|name| Db::pg(&pg, name, &server));
+        steps(&server, &|name| Db::pg(pg, name, &server));
     }
 }
 

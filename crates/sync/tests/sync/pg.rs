@@ -17,18 +17,23 @@ fn mock(seed: u64) -> MockServer {
     .unwrap()
 }
 
-/// A psql call on the test's database.
-fn psql(pg: &PgCluster, sql: &str) -> String {
-    pg.sql("mirror", sql)
+/// A database of the test's own in the binary's cluster: its name.
+fn mirror(pg: &PgCluster) -> String {
+    let name = pg.fresh("mirror");
+    pg.database(&name);
+    name
 }
 
 #[test]
 fn aggregators_share_a_database_a_schema_each_equal_to_their_sqlite_mirror() {
-    let Some(pg) = PgCluster::start() else { return };
+    let Some(pg) = PgCluster::shared() else {
+        return;
+    };
     let dir = TempDir::new("aggpay-sync-shared");
     let (a, b) = (mock(11), mock(12));
     assert_ne!(a.aggregator_id(), b.aggregator_id());
-    let (pa, pb) = (Db::pg(&pg, "mirror", &a), Db::pg_at(&pg.url("mirror"), &b));
+    let name = mirror(pg);
+    let (pa, pb) = (Db::pg_at(&pg.url(&name), &a), Db::pg_at(&pg.url(&name), &b));
     for (server, db) in [(&a, &pa), (&b, &pb)] {
         let (code, summary, err) = sync(server, db);
         assert_eq!(code, 0, "{err}");
@@ -49,8 +54,8 @@ fn aggregators_share_a_database_a_schema_each_equal_to_their_sqlite_mirror() {
             0
         );
     }
-    let schemas = psql(
-        &pg,
+    let schemas = pg.sql(
+        &name,
         "SELECT string_agg(nspname, ',' ORDER BY nspname) FROM pg_namespace WHERE nspname LIKE 'aggpay_%'",
     );
     assert_eq!(schemas.split(',').count(), 2, "{schemas}");
@@ -58,9 +63,11 @@ fn aggregators_share_a_database_a_schema_each_equal_to_their_sqlite_mirror() {
 
 #[test]
 fn a_schema_in_use_is_refused_and_a_lock_freed_soon_is_waited_for() {
-    let Some(pg) = PgCluster::start() else { return };
+    let Some(pg) = PgCluster::shared() else {
+        return;
+    };
     let server = mock(13);
-    let db = Db::pg(&pg, "mirror", &server);
+    let db = Db::pg(pg, "mirror", &server);
     let Db::Pg { url, schema } = &db else {
         unreachable!()
     };
@@ -89,15 +96,18 @@ fn a_schema_in_use_is_refused_and_a_lock_freed_soon_is_waited_for() {
 
 #[test]
 fn a_foreign_or_newer_schema_is_refused_and_left_unchanged() {
-    let Some(pg) = PgCluster::start() else { return };
+    let Some(pg) = PgCluster::shared() else {
+        return;
+    };
     let server = mock(15);
-    let db = Db::pg(&pg, "mirror", &server);
+    let name = mirror(pg);
+    let db = Db::pg_at(&pg.url(&name), &server);
     let Db::Pg { schema, .. } = &db else {
         unreachable!()
     };
     // A schema of the same name that another program made.
-    psql(
-        &pg,
+    pg.sql(
+        &name,
         &format!(
             "CREATE SCHEMA {schema}; CREATE TABLE {schema}.ledger (n int); INSERT INTO {schema}.ledger VALUES (7)"
         ),
@@ -106,26 +116,29 @@ fn a_foreign_or_newer_schema_is_refused_and_left_unchanged() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("is not aggpay-sync's"), "{err}");
     assert_eq!(
-        psql(
-            &pg,
+        pg.sql(
+            &name,
             &format!(
                 "SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = '{schema}'"
             )
         ),
         "ledger"
     );
-    assert_eq!(psql(&pg, &format!("SELECT n FROM {schema}.ledger")), "7");
+    assert_eq!(
+        pg.sql(&name, &format!("SELECT n FROM {schema}.ledger")),
+        "7"
+    );
 
     // A schema a newer aggpay-sync wrote.
-    psql(&pg, &format!("DROP SCHEMA {schema} CASCADE"));
+    pg.sql(&name, &format!("DROP SCHEMA {schema} CASCADE"));
     assert_eq!(sync(&server, &db).0, 0);
-    psql(&pg, &format!("UPDATE {schema}.meta SET version = 99"));
+    pg.sql(&name, &format!("UPDATE {schema}.meta SET version = 99"));
     let before = db.dump();
     let (code, _, err) = sync(&server, &db);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("newer than this aggpay-sync knows"), "{err}");
     assert_eq!(
-        psql(&pg, &format!("SELECT version FROM {schema}.meta")),
+        pg.sql(&name, &format!("SELECT version FROM {schema}.meta")),
         "99"
     );
     assert_eq!(db.dump(), before);
@@ -133,13 +146,15 @@ fn a_foreign_or_newer_schema_is_refused_and_left_unchanged() {
 
 #[test]
 fn a_password_in_the_url_is_never_shown() {
-    let Some(pg) = PgCluster::start() else { return };
+    let Some(pg) = PgCluster::shared() else {
+        return;
+    };
     let server = mock(16);
     let secret = "hunter2-pg-password";
     // Trust authentication ignores the password; the tool must still
     // keep it to itself.
     let url = pg
-        .database("mirror")
+        .database(&pg.fresh("mirror"))
         .replacen("aggpay@", &format!("aggpay:{secret}@"), 1);
     let db = Db::pg_at(&url, &server);
     let out = command(&server, &db).output().unwrap();

@@ -49,8 +49,8 @@ fn no_base_url_creates_nothing_on_either_backend() {
     let server = small();
     let dir = TempDir::new("aggpay-sync-no-server");
     nothing_without_a_server(&server, &Db::sqlite(dir.join("m.db")));
-    if let Some(pg) = PgCluster::start() {
-        nothing_without_a_server(&server, &Db::pg(&pg, "finance", &server));
+    if let Some(pg) = PgCluster::shared() {
+        nothing_without_a_server(&server, &Db::pg(pg, "finance", &server));
     }
 }
 
@@ -157,10 +157,13 @@ fn sync_into(server: &MockServer, db_url: &str, from_env: bool) -> std::process:
 
 #[test]
 fn a_database_password_comes_from_libpq_places_and_on_the_command_line_is_warned_about() {
-    let Some(pg) = PgCluster::start() else { return };
+    let Some(pg) = PgCluster::shared() else {
+        return;
+    };
     let server = small();
-    let url = pg.database("pw");
-    pg.require_password("pw", "db-s3cret");
+    let name = pg.fresh("pw");
+    let url = pg.database(&name);
+    pg.require_password(&name, "db-s3cret");
     let dir = TempDir::new("aggpay-sync-pgpass");
     // Nothing given: refused by the server, exit 2.
     let (code, _, err) = finish(sync_into(&server, &url, false).output().unwrap());
@@ -190,7 +193,7 @@ fn a_database_password_comes_from_libpq_places_and_on_the_command_line_is_warned
     let pgpass = dir.join("pgpass");
     std::fs::write(
         &pgpass,
-        format!("# test\n127.0.0.1:{}:pw:aggpay:db-s3cret\n", pg.port()),
+        format!("# test\n127.0.0.1:{}:{name}:aggpay:db-s3cret\n", pg.port()),
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt;

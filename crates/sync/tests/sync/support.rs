@@ -23,9 +23,9 @@ impl Db {
         Db::Sqlite(path.as_ref().to_owned())
     }
 
-    /// A new database `name` of `pg`, for `server`'s aggregator.
+    /// A new database of `pg` (named from `name`), for `server`'s aggregator.
     pub fn pg(pg: &PgCluster, name: &str, server: &MockServer) -> Self {
-        Self::pg_at(&pg.database(name), server)
+        Self::pg_at(&pg.database(&pg.fresh(name)), server)
     }
 
     /// The database at `url`, for `server`'s aggregator.
@@ -218,8 +218,8 @@ impl Db {
 pub fn on_both(name: &str, server: &MockServer, test: impl Fn(&Db)) {
     let dir = aggpay_testkit::TempDir::new(name);
     test(&Db::sqlite(dir.join("m.db")));
-    if let Some(pg) = PgCluster::start() {
-        test(&Db::pg(&pg, "mirror", server));
+    if let Some(pg) = PgCluster::shared() {
+        test(&Db::pg(pg, "mirror", server));
     }
 }
 
