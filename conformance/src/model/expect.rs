@@ -183,27 +183,29 @@ impl Order {
     }
 }
 
-/// What a filtered, ordered list must hold.
+/// What a filtered, ordered list must hold: the model's rows, borrowed
+/// (ranking filter values asks this of every candidate, and a copy of
+/// each row kept cost more than the rest of a run).
 #[derive(Debug, Clone)]
-pub struct Expected {
+pub struct Expected<'a> {
     /// One sequence of rows per legal reading of the filters (duplicates
     /// removed), in the order asked.
-    pub alternatives: Vec<Vec<Value>>,
+    pub alternatives: Vec<Vec<&'a Value>>,
     /// True when they are whole; false when they are only the known
     /// start of the answer (a large list read in windows).
     pub whole: bool,
 }
 
-impl Expected {
+impl<'a> Expected<'a> {
     /// The rows of `list` that `given` keep, in `order`.
-    pub fn of(list: &ListModel, given: &[Given], order: Order) -> Self {
+    pub fn of(list: &'a ListModel, given: &[Given], order: Order) -> Self {
         // An identity filter (a token) picks known rows wherever they are.
         let by_identity = given.iter().any(|g| {
             g.param
                 .filter()
                 .is_some_and(|f| f.field == "token" && f.matching == Matching::Exact)
         });
-        let (rows, whole): (Vec<&Value>, bool) = if list.complete {
+        let (rows, whole): (Vec<&'a Value>, bool) = if list.complete {
             (list.head.iter().collect(), true)
         } else if by_identity {
             (list.known().collect(), true)
@@ -213,17 +215,17 @@ impl Expected {
                 Order::Backward => (list.tail.iter().collect(), false),
             }
         };
-        let mut alternatives: Vec<Vec<Value>> = Vec::new();
+        let mut alternatives: Vec<Vec<&'a Value>> = Vec::new();
         for readings in combinations(given) {
-            let mut kept: Vec<Value> = rows
+            let mut kept: Vec<&'a Value> = rows
                 .iter()
+                .copied()
                 .filter(|row| {
                     given
                         .iter()
                         .zip(&readings)
                         .all(|(g, r)| matches(g, *r, row))
                 })
-                .map(|r| (*r).clone())
                 .collect();
             if by_identity && !list.complete {
                 sort_like(&mut kept, list);
@@ -231,7 +233,7 @@ impl Expected {
             if order == Order::Backward {
                 kept.reverse();
             }
-            if !alternatives.iter().any(|a| tokens(a) == tokens(&kept)) {
+            if !alternatives.iter().any(|a| same_tokens(a, &kept)) {
                 alternatives.push(kept);
             }
         }
@@ -255,17 +257,40 @@ impl Expected {
             .map(|a| {
                 let end = offset.saturating_add(limit);
                 if self.whole || end <= a.len() {
-                    Some(a.iter().skip(offset).take(limit).cloned().collect())
+                    Some(
+                        a.iter()
+                            .skip(offset)
+                            .take(limit)
+                            .map(|r| (*r).clone())
+                            .collect(),
+                    )
                 } else {
                     None
                 }
             })
             .collect()
     }
+
+    /// Every alternative whole, as rows of their own (a walk judged to
+    /// its end).
+    pub fn owned(&self) -> Vec<Option<Vec<Value>>> {
+        self.alternatives
+            .iter()
+            .map(|a| Some(a.iter().map(|r| (*r).clone()).collect()))
+            .collect()
+    }
+}
+
+/// Whether two sequences of rows hold the same tokens in the same order.
+fn same_tokens(a: &[&Value], b: &[&Value]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| super::list::token_key(x) == super::list::token_key(y))
 }
 
 /// Rows picked from the windows of a large cursor list, in id order.
-fn sort_like(rows: &mut [Value], list: &ListModel) {
+fn sort_like(rows: &mut [&Value], list: &ListModel) {
     if list.source.paging() == Paging::Cursor {
         rows.sort_by_key(|r| super::list::id_of(r).unwrap_or(0));
     }
@@ -415,7 +440,8 @@ mod tests {
             ],
             Order::Backward,
         );
-        assert_eq!(tokens(&e.alternatives[0]), ["am_1"]);
+        assert_eq!(super::super::list::token_key(e.alternatives[0][0]), "am_1");
+        assert_eq!(e.alternatives[0].len(), 1);
         assert_eq!(e.slice(1, 5), vec![Some(Vec::new())]);
     }
 

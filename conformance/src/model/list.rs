@@ -181,7 +181,7 @@ pub fn token_of(row: &Value) -> String {
 /// [`token_of`], borrowed where the token is a string: the model's
 /// lookups run for every row of every page a rule reads, and a copy of
 /// each token made them a tenth of a run's CPU.
-fn token_key(row: &Value) -> std::borrow::Cow<'_, str> {
+pub(crate) fn token_key(row: &Value) -> std::borrow::Cow<'_, str> {
     match row.get("token") {
         Some(Value::String(s)) => std::borrow::Cow::Borrowed(s),
         Some(other) => std::borrow::Cow::Owned(other.to_string()),

@@ -193,7 +193,7 @@ fn first_page(
     c: &Check<'_>,
     list: &ListModel,
     q: &[(String, String)],
-    expected: &Expected,
+    expected: &Expected<'_>,
     rows: usize,
     what: &str,
 ) -> Result<Got, Failure> {

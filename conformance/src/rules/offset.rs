@@ -302,7 +302,7 @@ fn direction(c: &Check<'_>) -> Outcome {
 
 /// Whether `got` is `want` but for the order of rows of equal
 /// `created_at`.
-fn same_but_ties(got: &[Value], want: &[Value]) -> bool {
+fn same_but_ties(got: &[Value], want: &[&Value]) -> bool {
     if got.len() != want.len() {
         return false;
     }
@@ -310,11 +310,14 @@ fn same_but_ties(got: &[Value], want: &[Value]) -> bool {
     let mut i = 0;
     while i < want.len() {
         let mut j = i;
-        while j < want.len() && key(&want[j]) == key(&want[i]) {
+        while j < want.len() && key(want[j]) == key(want[i]) {
             j += 1;
         }
         let mut a: Vec<String> = got[i..j].iter().map(crate::model::token_of).collect();
-        let mut b: Vec<String> = want[i..j].iter().map(crate::model::token_of).collect();
+        let mut b: Vec<String> = want[i..j]
+            .iter()
+            .map(|r| crate::model::token_of(r))
+            .collect();
         a.sort();
         b.sort();
         if a != b {

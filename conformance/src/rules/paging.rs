@@ -340,7 +340,7 @@ pub fn walk(
 
 /// The rows a cursor walk must serve: the model's, filtered, in order;
 /// `None` when the model knows too little.
-pub fn due(list: &ListModel, given: &[Given], direction: Option<&str>) -> Expected {
+pub fn due<'a>(list: &'a ListModel, given: &[Given], direction: Option<&str>) -> Expected<'a> {
     Expected::of(list, given, Order::of(Paging::Cursor, direction))
 }
 
@@ -351,13 +351,13 @@ pub fn judge_walk(
     list: &ListModel,
     walked: &Walked,
     last: &Got,
-    expected: &Expected,
+    expected: &Expected<'_>,
     complete_walk: bool,
     what: &str,
 ) -> Result<(), Failure> {
     let n = walked.rows.len();
     let due: Vec<Option<Vec<Value>>> = if complete_walk && expected.whole {
-        expected.alternatives.iter().cloned().map(Some).collect()
+        expected.owned()
     } else {
         expected.slice(0, n)
     };
