@@ -311,8 +311,10 @@ fn error_rules(op: &Op, status: u16) -> Vec<&'static str> {
 fn operation(out: &mut String, op: &Op) {
     let _ = writeln!(
         out,
-        "\n### {} /v1/aggregators/{{aggregator-id}}{} ({})\n",
-        op.method, op.path, op.section
+        "\n### {} {} ({})\n",
+        op.method,
+        aggpay_internal::rules::documented_path(op.path),
+        op.section
     );
     let _ = writeln!(
         out,

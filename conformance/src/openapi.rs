@@ -662,7 +662,7 @@ fn summary(op: &Op) -> String {
 pub fn document() -> Value {
     let mut paths = Map::new();
     for op in OPS {
-        let path = format!("/v1/aggregators/{{aggregator-id}}{}", op.path);
+        let path = aggpay_internal::rules::documented_path(op.path);
         if let Some(item) = paths
             .entry(path)
             .or_insert_with(|| json!({}))

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::contract::{Op, OpId};
+use crate::contract::{Op, OpId, names};
 use crate::ctx::{Ctx, Sample, Sampled};
 use crate::http::Request;
 use crate::model::{ListModel, Picker, Rotation, Source, token_of, writes};
@@ -97,12 +97,12 @@ impl Ctx {
         .map(|op| Job::List(Source::of(Op::get(op))))
         .collect();
         wave.push(Job::List(qrs.clone()));
-        wave.push(Job::List(qrs.with("type", "DYNAMIC")));
-        wave.push(Job::One(OpId::Aggregator.into(), Request::get("")));
+        wave.push(Job::List(qrs.with(names::TYPE, "DYNAMIC")));
         wave.push(Job::One(
-            OpId::Ledger.into(),
-            Request::get("/ledger/accounts"),
+            OpId::Aggregator.into(),
+            Request::to(OpId::Aggregator),
         ));
+        wave.push(Job::One(OpId::Ledger.into(), Request::to(OpId::Ledger)));
         let inputs = self.inputs.clone();
         let mut single =
             |op: Sampled, value: Option<&String>, why: &str, make: &dyn Fn(&str) -> Request| {
@@ -116,9 +116,9 @@ impl Ctx {
         let iban = "needs an IBAN: pass --iban";
         for title in [None, Some("true")] {
             single(OpId::AccountInfo.into(), inputs.iban.as_ref(), iban, &|v| {
-                let r = Request::get("/account-info").q("iban", v);
+                let r = Request::to(OpId::AccountInfo).q(names::IBAN, v);
                 match title {
-                    Some(t) => r.q("with_title_fetch", t),
+                    Some(t) => r.q(names::WITH_TITLE_FETCH, t),
                     None => r,
                 }
             });
@@ -128,9 +128,9 @@ impl Ctx {
             inputs.mobile.as_ref(),
             "needs a mobile number: pass --mobile",
             &|v| {
-                Request::get("/account-info")
-                    .q("alias_type", "MOBILE")
-                    .q("alias_value", v)
+                Request::to(OpId::AccountInfo)
+                    .q(names::ALIAS_TYPE, "MOBILE")
+                    .q(names::ALIAS_VALUE, v)
             },
         );
         for title in ["false", "true"] {
@@ -139,10 +139,10 @@ impl Ctx {
                 inputs.till_code.as_ref(),
                 "needs a till code: pass --till-code",
                 &|v| {
-                    Request::get("/title-fetch/alias")
-                        .q("alias_type", "TILL_CODE")
-                        .q("alias_value", v)
-                        .q("with_title_fetch", title)
+                    Request::to(OpId::TitleFetch)
+                        .q(names::ALIAS_TYPE, "TILL_CODE")
+                        .q(names::ALIAS_VALUE, v)
+                        .q(names::WITH_TITLE_FETCH, title)
                 },
             );
         }
@@ -150,7 +150,7 @@ impl Ctx {
             OpId::Alias.into(),
             inputs.alias_id.as_ref(),
             "needs an alias id: pass --alias-id",
-            &|v| Request::get(Op::get(OpId::Alias).path_with(v)),
+            &|v| Request::to_one(OpId::Alias, v),
         );
         wave
     }
@@ -176,7 +176,7 @@ impl Ctx {
         for id in &rail {
             wave.push(Job::One(
                 OpId::RailMerchant.into(),
-                Request::get(Op::get(OpId::RailMerchant).path_with(id)),
+                Request::to_one(OpId::RailMerchant, id),
             ));
         }
         self.found.rail_merchants = rail;
@@ -192,7 +192,10 @@ impl Ctx {
         let mut wave = Vec::new();
         let lists = self.model.transaction_lists();
         for list in lists.iter().take(2) {
-            let mut source = list.source.clone().with("only_settlement_txns", "true");
+            let mut source = list
+                .source
+                .clone()
+                .with(names::ONLY_SETTLEMENT_TXNS, "true");
             source.rows = "settlement_transactions";
             source.label = source.label.replacen("transactions of", "payouts of", 1);
             wave.push(Job::List(source));
@@ -207,7 +210,7 @@ impl Ctx {
         for id in &payments {
             wave.push(Job::One(
                 OpId::Charges.into(),
-                Request::get(Op::get(OpId::Charges).path_with(id)),
+                Request::to_one(OpId::Charges, id),
             ));
         }
         self.found.payments = payments;
@@ -225,7 +228,10 @@ impl Ctx {
                 self.model.keys_before = Some(self.model.lists.remove(i));
             }
             wave.push(Job::List(Source::of(Op::get(OpId::Keys))));
-            wave.push(Job::One(Sampled::AggregatorAfterWrites, Request::get("")));
+            wave.push(Job::One(
+                Sampled::AggregatorAfterWrites,
+                Request::to(OpId::Aggregator),
+            ));
         }
         wave
     }

@@ -14,6 +14,37 @@ pub mod resources;
 mod rooms;
 
 pub use errors::{ERRORS, Form, Message, REFERENCES, error_case};
+
+/// The query parameters rules and the model send by name (paging, the
+/// lookups' inputs, the filters a sample needs): the table of operations
+/// writes its parameters with these, so a rule's request and the table
+/// cannot name a parameter two ways, and a misspelt name does not compile.
+pub mod names {
+    /// The page size of every list.
+    pub const LIMIT: &str = "limit";
+    /// Where an offset list's page starts.
+    pub const OFFSET: &str = "offset";
+    /// Where a cursor list's page starts.
+    pub const CURSOR: &str = "cursor";
+    /// The order of a list.
+    pub const DIRECTION: &str = "direction";
+    /// The account-info lookup by IBAN.
+    pub const IBAN: &str = "iban";
+    /// Which kind of alias a lookup is given.
+    pub const ALIAS_TYPE: &str = "alias_type";
+    /// The alias a lookup is given.
+    pub const ALIAS_VALUE: &str = "alias_value";
+    /// Whether a lookup fetches the title too.
+    pub const WITH_TITLE_FETCH: &str = "with_title_fetch";
+    /// The batch-list filter by batch token.
+    pub const BATCH_ID: &str = "batch_id";
+    /// The transactions filter that keeps settlement rows only.
+    pub const ONLY_SETTLEMENT_TXNS: &str = "only_settlement_txns";
+    /// The QR-list filter by type.
+    pub const TYPE: &str = "type";
+    /// The filter by status of the lists that have one.
+    pub const STATUS: &str = "status";
+}
 pub use ops::{BATCH_STATUSES, OPS};
 pub use resources::{Field, Kind, Path, visit};
 pub use rooms::ROOMS;

@@ -8,7 +8,7 @@ use super::resources::{
 };
 use super::{
     Effect, Filter, ListShape, Many, Matching, Named, Op, OpId, Paging, Param, PathId, Role,
-    Success, Value,
+    Success, Value, names,
 };
 
 const fn param(wire: &'static str, named: Named, value: Value, role: Role) -> Param {
@@ -43,7 +43,7 @@ const fn filter(
 /// Offset lists: API.md shows neither default nor maximum (the access-key
 /// list aside, whose page size is 0 to 100).
 const OFFSET_LIMIT: Param = param(
-    "limit",
+    names::LIMIT,
     Named::Wire,
     Value::Int,
     Role::Limit {
@@ -52,10 +52,10 @@ const OFFSET_LIMIT: Param = param(
         zero_is_default: false,
     },
 );
-const OFFSET: Param = param("offset", Named::Wire, Value::Int, Role::Offset);
+const OFFSET: Param = param(names::OFFSET, Named::Wire, Value::Int, Role::Offset);
 /// Cursor lists: default 30, maximum 100, 0 means the default (Limits).
 const CURSOR_LIMIT: Param = param(
-    "limit",
+    names::LIMIT,
     Named::Wire,
     Value::Int,
     Role::Limit {
@@ -64,14 +64,19 @@ const CURSOR_LIMIT: Param = param(
         zero_is_default: true,
     },
 );
-const CURSOR: Param = param("cursor", Named::Wire, Value::Int, Role::Cursor);
+const CURSOR: Param = param(names::CURSOR, Named::Wire, Value::Int, Role::Cursor);
 const DIRECTION: Param = param(
-    "direction",
+    names::DIRECTION,
     Named::Wire,
     Value::Choice(&["ASC", "DESC"]),
     Role::Direction,
 );
-const WITH_TITLE: Param = param("with_title_fetch", Named::Wire, Value::Bool, Role::Option);
+const WITH_TITLE: Param = param(
+    names::WITH_TITLE_FETCH,
+    Named::Wire,
+    Value::Bool,
+    Role::Option,
+);
 
 /// The batch status names, in the order of their filter integers.
 pub const BATCH_STATUSES: &[&str] = &[
@@ -109,7 +114,7 @@ pub const OPS: &[Op] = &[
     Op {
         params: &[
             param(
-                "limit",
+                names::LIMIT,
                 Named::Wire,
                 Value::Int,
                 Role::Limit {
@@ -205,7 +210,7 @@ pub const OPS: &[Op] = &[
             OFFSET_LIMIT,
             OFFSET,
             filter(
-                "status",
+                names::STATUS,
                 Named::Wire,
                 Value::Choice(&["Active", "Inactive", "Suspended"]),
                 "status",
@@ -259,7 +264,7 @@ pub const OPS: &[Op] = &[
                 Many::One,
             ),
             param(
-                "type",
+                names::TYPE,
                 Named::Api,
                 Value::Choice(&["STATIC", "DYNAMIC"]),
                 Role::Part {
@@ -307,7 +312,7 @@ pub const OPS: &[Op] = &[
                 Many::Repeated,
             ),
             filter(
-                "status",
+                names::STATUS,
                 Named::Wire,
                 Value::Text,
                 "status",
@@ -389,7 +394,7 @@ pub const OPS: &[Op] = &[
             CURSOR_LIMIT,
             DIRECTION,
             filter(
-                "batch_id",
+                names::BATCH_ID,
                 Named::Wire,
                 Value::BatchToken,
                 "token",
@@ -397,7 +402,7 @@ pub const OPS: &[Op] = &[
                 Many::One,
             ),
             filter(
-                "status",
+                names::STATUS,
                 Named::Wire,
                 Value::Choice(&["0", "1", "2", "3"]),
                 "status",
@@ -428,7 +433,7 @@ pub const OPS: &[Op] = &[
             CURSOR_LIMIT,
             DIRECTION,
             param(
-                "only_settlement_txns",
+                names::ONLY_SETTLEMENT_TXNS,
                 Named::Api,
                 Value::Bool,
                 Role::RowKind,
@@ -463,15 +468,25 @@ pub const OPS: &[Op] = &[
     },
     Op {
         params: &[
-            param("iban", Named::Wire, Value::Text, Role::Lookup(Some("iban"))),
+            param(
+                names::IBAN,
+                Named::Wire,
+                Value::Text,
+                Role::Lookup(Some("iban")),
+            ),
             WITH_TITLE,
             param(
-                "alias_type",
+                names::ALIAS_TYPE,
                 Named::Api,
                 Value::Choice(&["MOBILE"]),
                 Role::Option,
             ),
-            param("alias_value", Named::Wire, Value::Text, Role::Lookup(None)),
+            param(
+                names::ALIAS_VALUE,
+                Named::Wire,
+                Value::Text,
+                Role::Lookup(None),
+            ),
         ],
         data: ACCOUNT_INFO,
         errors: &[401],
@@ -481,12 +496,17 @@ pub const OPS: &[Op] = &[
     Op {
         params: &[
             param(
-                "alias_type",
+                names::ALIAS_TYPE,
                 Named::Api,
                 Value::Choice(&["TILL_CODE"]),
                 Role::Option,
             ),
-            param("alias_value", Named::Wire, Value::Text, Role::Lookup(None)),
+            param(
+                names::ALIAS_VALUE,
+                Named::Wire,
+                Value::Text,
+                Role::Lookup(None),
+            ),
             WITH_TITLE,
         ],
         data: ACCOUNT_INFO,

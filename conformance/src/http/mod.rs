@@ -24,6 +24,7 @@ pub(crate) use aggpay_internal::rules::encode_component as encode;
 use aggpay_internal::text::Redactor;
 use serde_json::Value;
 
+use crate::contract::{Op, OpId};
 use crate::pool::Pool;
 pub use retry::Transient;
 
@@ -178,6 +179,37 @@ impl Request {
             body: Some(body.into()),
             ..Self::get(path)
         }
+    }
+
+    /// The request of operation `id`, which has no path id: its method and
+    /// path from the contract table (a POST with the body `{}` until
+    /// [`Request::json`] gives another).
+    pub fn to(id: OpId) -> Self {
+        Self::of(Op::get(id), None)
+    }
+
+    /// The request of operation `id` for the path id `path_id` (encoded).
+    pub fn to_one(id: OpId, path_id: &str) -> Self {
+        Self::of(Op::get(id), Some(path_id))
+    }
+
+    /// The request of `op`, with its path id when it has one.
+    pub fn of(op: &Op, path_id: Option<&str>) -> Self {
+        let path = match path_id {
+            Some(id) => op.path_with(id),
+            None => op.path.to_owned(),
+        };
+        Self {
+            method: op.method,
+            body: (op.method == "POST").then(|| "{}".to_owned()),
+            ..Self::get(path)
+        }
+    }
+
+    /// Sends `body` as the JSON body.
+    pub fn json(mut self, body: impl Into<String>) -> Self {
+        self.body = Some(body.into());
+        self
     }
 
     /// Adds a query parameter.
@@ -501,12 +533,8 @@ impl Http {
     /// The URL of a request, query encoded, key never included.
     pub fn url(&self, request: &Request) -> String {
         let aggregator = request.aggregator.as_deref().unwrap_or(&self.aggregator);
-        let mut url = format!(
-            "{}/v1/aggregators/{}{}",
-            self.base,
-            encode(aggregator),
-            request.path
-        );
+        let mut url =
+            aggpay_internal::rules::aggregator_url(&self.base, aggregator) + &request.path;
         for (i, (k, v)) in request.query.iter().enumerate() {
             url.push(if i == 0 { '?' } else { '&' });
             url.push_str(&encode(k));

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::contract::{Op, Paging};
+use crate::contract::{Op, Paging, names};
 use crate::http::{Exchange, Http, Request, show};
 
 /// Rows asked per page when reading a model.
@@ -268,9 +268,12 @@ fn read_cursor(http: &Http, source: Source) -> ListModel {
     let mut model = ListModel::new(source);
     let base = model.source.request();
     let ascending = |cursor: Option<&str>| {
-        let mut r = base.clone().q("direction", "ASC").q("limit", PAGE);
+        let mut r = base
+            .clone()
+            .q(names::DIRECTION, "ASC")
+            .q(names::LIMIT, PAGE);
         if let Some(c) = cursor {
-            r = r.q("cursor", c);
+            r = r.q(names::CURSOR, c);
         }
         r
     };
@@ -348,10 +351,10 @@ fn read_cursor_windows(http: &Http, model: &mut ListModel) {
         let mut r = model
             .source
             .request()
-            .q("direction", "DESC")
-            .q("limit", PAGE);
+            .q(names::DIRECTION, "DESC")
+            .q(names::LIMIT, PAGE);
         if let Some(c) = &cursor {
-            r = r.q("cursor", c);
+            r = r.q(names::CURSOR, c);
         }
         let e = http.send(r);
         let page = page_of(&e, &model.source);
@@ -385,9 +388,9 @@ fn read_cursor_windows(http: &Http, model: &mut ListModel) {
             model
                 .source
                 .request()
-                .q("direction", "ASC")
-                .q("limit", PAGE)
-                .q("cursor", middle),
+                .q(names::DIRECTION, "ASC")
+                .q(names::LIMIT, PAGE)
+                .q(names::CURSOR, middle),
         );
         if let Ok(p) = page_of(&e, &model.source) {
             model.middle = p.rows;
@@ -402,7 +405,7 @@ fn read_cursor_windows(http: &Http, model: &mut ListModel) {
 fn read_offset(http: &Http, source: Source) -> ListModel {
     let mut model = ListModel::new(source);
     let base = model.source.request();
-    let at = |offset: u64| base.clone().q("limit", PAGE).q("offset", offset);
+    let at = |offset: u64| base.clone().q(names::LIMIT, PAGE).q(names::OFFSET, offset);
     let Some(page) = model.first_page(http.send(at(0))) else {
         return model;
     };
@@ -473,7 +476,7 @@ fn read_offset_windows(http: &Http, model: &mut ListModel, count: u64) {
         count.saturating_sub(step),
     ];
     let base = model.source.request();
-    let at = |offset: u64| base.clone().q("limit", PAGE).q("offset", offset);
+    let at = |offset: u64| base.clone().q(names::LIMIT, PAGE).q(names::OFFSET, offset);
     let exchanges = http.pool().map(&offsets, |o| http.send(at(*o)));
     let mut parts = Vec::new();
     for e in exchanges {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::list::{ListModel, Source};
 use crate::contract::{Op, OpId};
-use crate::http::{Exchange, Http, Request, encode};
+use crate::http::{Exchange, Http, Request};
 
 /// Rotations sent at most, when the key list shows each lost one did not
 /// happen.
@@ -62,7 +62,7 @@ fn listed(http: &Http, id: &str) -> Option<Value> {
 /// (not blind: the list has shown the state it starts from). Never more
 /// than [`ROTATIONS`] in all.
 pub fn rotate(http: &Http, id: &str, before: Option<&str>) -> Rotation {
-    let request = Request::put(format!("/keys/{}/rotate", encode(id)));
+    let request = Request::to_one(OpId::Rotate, id);
     let mut before = before.map(str::to_owned);
     let mut answer = http.write(request.clone());
     let mut rotated_again = false;
@@ -103,5 +103,5 @@ pub fn rotate(http: &Http, id: &str, before: Option<&str>) -> Rotation {
 /// Creates a report export: a 429 is waited out, another lost answer is
 /// repeated once (a second job is harmless).
 pub fn export(http: &Http, body: &str) -> Exchange {
-    http.send(Request::post("/settlements/report-exports", body))
+    http.send(Request::to(OpId::ReportExport).json(body))
 }

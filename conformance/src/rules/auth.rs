@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule};
-use crate::contract::{OPS, Op, OpId, Role};
+use crate::contract::{OPS, Op, OpId, Role, names};
 use crate::ctx::Ctx;
 use crate::http::{Auth, Exchange, Place, Request};
 
@@ -214,7 +214,7 @@ pub fn request(ctx: &Ctx, op: &Op) -> Option<Request> {
             _ => ctx.inputs.till_code.clone().unwrap_or_else(|| "0".into()),
         };
         if op.id == OpId::TitleFetch {
-            r = r.q("alias_type", "TILL_CODE");
+            r = r.q(names::ALIAS_TYPE, "TILL_CODE");
         }
         r = r.q(lookup.wire, value);
     }

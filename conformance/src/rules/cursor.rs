@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::paging::{Got, due, fetch, judge_rows, judge_walk, walk};
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule};
-use crate::contract::OpId;
-use crate::http::{Request, encode};
+use crate::contract::{OpId, names};
+use crate::http::Request;
 use crate::model::ListModel;
 use crate::model::expect::{Expected, Order};
 
@@ -207,9 +207,12 @@ fn default_limit(c: &Check<'_>) -> Outcome {
     for list in cursor_lists(c) {
         for (q, direction) in [
             (vec![], None),
-            (vec![("limit", "0".to_owned())], None),
+            (vec![(names::LIMIT, "0".to_owned())], None),
             (
-                vec![("limit", "0".to_owned()), ("direction", "ASC".to_owned())],
+                vec![
+                    (names::LIMIT, "0".to_owned()),
+                    (names::DIRECTION, "ASC".to_owned()),
+                ],
                 Some("ASC"),
             ),
         ] {
@@ -247,7 +250,10 @@ fn max_limit(c: &Check<'_>) -> Outcome {
         }
     }
     let results = c.map(&cases, |(list, limit)| {
-        let q = query(&[("limit", (*limit).to_owned()), ("direction", "ASC".into())]);
+        let q = query(&[
+            (names::LIMIT, (*limit).to_owned()),
+            (names::DIRECTION, "ASC".into()),
+        ]);
         let got = fetch(c, &list.source, &q);
         let asked = limit.parse::<u64>().unwrap_or(u64::MAX);
         let what = format!("{} limit {limit}", list.source.label);
@@ -286,8 +292,8 @@ fn order(c: &Check<'_>) -> Outcome {
     c.property((0..n, directions, 2u64..=60), |(i, direction, limit)| {
         let list = lists[*i];
         let q = query(&[
-            ("direction", direction.clone()),
-            ("limit", limit.to_string()),
+            (names::DIRECTION, direction.clone()),
+            (names::LIMIT, limit.to_string()),
         ]);
         let expected = due(list, &[], Some(direction));
         let what = format!(
@@ -328,7 +334,7 @@ fn walks(c: &Check<'_>) -> Outcome {
         }
     }
     let results = c.map(&cases, |(list, direction, limit, pages)| {
-        let q = query(&[("direction", (*direction).to_owned())]);
+        let q = query(&[(names::DIRECTION, (*direction).to_owned())]);
         let what = format!("{} {direction} walk at limit {limit:?}", list.source.label);
         let (walked, last) = walk(c, &list.source, &q, *limit, *pages, &what)?;
         let whole = list.complete || list.len.is_some_and(|n| n <= WHOLE_WALK_ROWS);
@@ -369,7 +375,7 @@ fn counts(c: &Check<'_>) -> Outcome {
         .filter(|l| l.usable().is_ok())
     {
         for s in 0..4 {
-            cases.push((batches, query(&[("status", s.to_string())])));
+            cases.push((batches, query(&[(names::STATUS, s.to_string())])));
         }
     }
     let results = c.map(&cases, |(list, q)| {
@@ -444,12 +450,9 @@ fn bad_batch_token(c: &Check<'_>) -> Outcome {
         });
     c.property((tokens, any::<bool>()), |(token, in_path)| {
         let e = if *in_path {
-            c.send(Request::get(format!(
-                "/settlements/batches/{}/transactions",
-                encode(token)
-            )))
+            c.send(Request::to_one(OpId::Transactions, token))
         } else {
-            c.send(Request::get("/settlements/batches").q("batch_id", token))
+            c.send(Request::to(OpId::Batches).q(names::BATCH_ID, token))
         };
         if e.status() == Some(400) {
             Ok(())
@@ -510,10 +513,10 @@ fn only_settlement_txns(c: &Check<'_>) -> Outcome {
     ];
     let results = c.map(&cases, |(flag, list, empty)| {
         let mut r = Request::get(list.source.path.clone())
-            .q("direction", "ASC")
-            .q("limit", 100);
+            .q(names::DIRECTION, "ASC")
+            .q(names::LIMIT, 100);
         if let Some(f) = flag {
-            r = r.q("only_settlement_txns", f);
+            r = r.q(names::ONLY_SETTLEMENT_TXNS, f);
         }
         let asked = flag.map_or_else(
             || "no only_settlement_txns".to_owned(),
@@ -579,16 +582,16 @@ fn end_of(c: &Check<'_>, list: &ListModel, direction: &str) -> Vec<Result<(), Fa
     let mut out = Vec::new();
     let expected = due(list, &[], Some(direction));
     let zero = query(&[
-        ("direction", direction.to_owned()),
-        ("limit", "5".into()),
-        ("cursor", "0".into()),
+        (names::DIRECTION, direction.to_owned()),
+        (names::LIMIT, "5".into()),
+        (names::CURSOR, "0".into()),
     ]);
     let what = format!("{} {direction} cursor=0", list.source.label);
     out.push(first_page(c, list, &zero, &expected, 5, &what).map(|_| ()));
     let Some(limit) = list.len.filter(|_| list.complete).and_then(exact_limit) else {
         return out;
     };
-    let q = query(&[("direction", direction.to_owned())]);
+    let q = query(&[(names::DIRECTION, direction.to_owned())]);
     let what = format!(
         "{} {direction} walk at limit {limit} ({} rows: an exact multiple)",
         list.source.label,

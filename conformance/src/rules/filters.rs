@@ -9,7 +9,7 @@ use super::paging::{due, judge_walk, offset_case, walk};
 use super::support::Judge;
 use super::values::{candidates, matched, pairs, several};
 use super::{Check, Failure, Level, Outcome, Rule};
-use crate::contract::{Many, OpId, Paging, Role};
+use crate::contract::{Many, OpId, Paging, Role, names};
 use crate::model::expect::{Given, Order, query_text};
 use crate::model::{ListModel, Picker, token_of};
 
@@ -169,7 +169,7 @@ fn judge(
         Paging::Cursor => {
             let direction = if pick.below(2) == 0 { "ASC" } else { "DESC" };
             let mut query: Vec<(String, String)> = given.iter().flat_map(Given::pairs).collect();
-            query.push(("direction".into(), direction.into()));
+            query.push((names::DIRECTION.into(), direction.into()));
             let what = format!("{}?{}", list.source.label, query_text(&query));
             let expected = due(list, given, Some(direction));
             let result = walk(c, &list.source, &query, Some(limit as u64), 3, &what).and_then(
@@ -311,8 +311,8 @@ fn qr_type(c: &Check<'_>) -> Outcome {
             c,
             &explicit,
             &[
-                ("limit".into(), limit.to_string()),
-                ("offset".into(), offset.to_string()),
+                (names::LIMIT.into(), limit.to_string()),
+                (names::OFFSET.into(), offset.to_string()),
             ],
         );
         let due: Vec<Value> = plain

@@ -3,7 +3,7 @@
 
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule};
-use crate::contract::OpId;
+use crate::contract::{OpId, names};
 use crate::ctx::Sampled;
 use crate::http::Request;
 use aggpay_mock::Fault;
@@ -60,14 +60,14 @@ fn matches(c: &Check<'_>) -> Outcome {
         .data(OpId::Aggregator)
         .and_then(|a| a["bank_account"]["iban"].as_str())
         .filter(|i| !i.is_empty())
-        .map(|iban| c.send(Request::get("/account-info").q("iban", iban)));
+        .map(|iban| c.send(Request::to(OpId::AccountInfo).q(names::IBAN, iban)));
     for e in c.ctx.samples(OpId::AccountInfo).chain(own.as_ref()) {
         let Some(data) = e.data() else { continue };
         let asked = e
             .request
             .query
             .iter()
-            .find(|(k, _)| k == "iban")
+            .find(|(k, _)| k == names::IBAN)
             .map(|(_, v)| v.as_str())
             .unwrap_or("");
         let got = text(data, "iban");
@@ -90,8 +90,8 @@ fn matches(c: &Check<'_>) -> Outcome {
 struct Lookup {
     /// The sample that holds a known value's answer.
     sample: Sampled,
-    /// Its path.
-    path: &'static str,
+    /// Its operation.
+    op: OpId,
     /// The parameters beside the value.
     fixed: &'static [(&'static str, &'static str)],
     /// The parameter that carries the value.
@@ -101,21 +101,24 @@ struct Lookup {
 const LOOKUPS: &[Lookup] = &[
     Lookup {
         sample: Sampled::Op(OpId::AccountInfo),
-        path: "/account-info",
+        op: OpId::AccountInfo,
         fixed: &[],
-        param: "iban",
+        param: names::IBAN,
     },
     Lookup {
         sample: Sampled::AccountInfoByMobile,
-        path: "/account-info",
-        fixed: &[("alias_type", "MOBILE")],
-        param: "alias_value",
+        op: OpId::AccountInfo,
+        fixed: &[(names::ALIAS_TYPE, "MOBILE")],
+        param: names::ALIAS_VALUE,
     },
     Lookup {
         sample: Sampled::Op(OpId::TitleFetch),
-        path: "/title-fetch/alias",
-        fixed: &[("alias_type", "TILL_CODE"), ("with_title_fetch", "false")],
-        param: "alias_value",
+        op: OpId::TitleFetch,
+        fixed: &[
+            (names::ALIAS_TYPE, "TILL_CODE"),
+            (names::WITH_TITLE_FETCH, "false"),
+        ],
+        param: names::ALIAS_VALUE,
     },
 ];
 
@@ -132,7 +135,7 @@ fn looked_up(c: &Check<'_>) -> Outcome {
     let mut cases = Vec::new();
     for Lookup {
         sample,
-        path,
+        op,
         fixed,
         param,
     } in LOOKUPS
@@ -150,7 +153,7 @@ fn looked_up(c: &Check<'_>) -> Outcome {
             continue;
         };
         for other in unknown_values(&value) {
-            let mut request = Request::get(*path);
+            let mut request = Request::to(*op);
             for (k, v) in fixed.iter() {
                 request = request.q(k, v);
             }
@@ -185,8 +188,8 @@ fn looked_up(c: &Check<'_>) -> Outcome {
 
 fn alias_value_required(c: &Check<'_>) -> Outcome {
     let requests = [
-        Request::get("/account-info").q("alias_type", "MOBILE"),
-        Request::get("/title-fetch/alias").q("alias_type", "TILL_CODE"),
+        Request::to(OpId::AccountInfo).q(names::ALIAS_TYPE, "MOBILE"),
+        Request::to(OpId::TitleFetch).q(names::ALIAS_TYPE, "TILL_CODE"),
     ];
     let mut judge = Judge::default();
     for e in c.map(&requests, |r| c.send(r.clone())) {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::paging::{Meanings, fetch, judge_rows, meanings, offset_case};
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule};
-use crate::contract::{Paging, Role};
+use crate::contract::{Paging, Role, names};
 use crate::model::expect::{Expected, Order};
 use crate::model::{ListModel, Picker};
 
@@ -139,7 +139,7 @@ fn limit(c: &Check<'_>) -> Outcome {
     run(c, &cases, |(list, asked)| {
         let mut q = Vec::new();
         if !asked.is_empty() {
-            q.push(("limit".to_owned(), asked.clone()));
+            q.push((names::LIMIT.to_owned(), asked.clone()));
         }
         let got = fetch(c, &list.source, &q);
         let what = format!(
@@ -226,8 +226,8 @@ fn count_of(c: &Check<'_>, list: &ListModel) -> Result<(), Failure> {
                 c,
                 &list.source,
                 &[
-                    ("limit".into(), step.to_string()),
-                    ("offset".into(), offset.to_string()),
+                    (names::LIMIT.into(), step.to_string()),
+                    (names::OFFSET.into(), offset.to_string()),
                 ],
             ),
         )
@@ -279,7 +279,7 @@ fn direction(c: &Check<'_>) -> Outcome {
     run(c, &cases, |(list, d)| {
         let q: Vec<(String, String)> = d
             .iter()
-            .map(|d| ("direction".to_owned(), (*d).to_owned()))
+            .map(|d| (names::DIRECTION.to_owned(), (*d).to_owned()))
             .collect();
         // The whole list, read by its own pagination: API.md shows no
         // maximum page size for it.

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::{Check, Failure};
-use crate::contract::Paging;
+use crate::contract::{Paging, names};
 use crate::http::Exchange;
 use crate::model::expect::{Expected, Given, Order, difference, differs, query_text, tokens};
 use crate::model::num;
@@ -46,8 +46,8 @@ const MAX_PAGES: usize = 200;
 pub fn fetch_whole(c: &Check<'_>, source: &Source, query: &[(String, String)]) -> Got {
     let page = |offset: usize| {
         let mut q = query.to_vec();
-        q.push(("limit".to_owned(), "100".to_owned()));
-        q.push(("offset".to_owned(), offset.to_string()));
+        q.push((names::LIMIT.to_owned(), "100".to_owned()));
+        q.push((names::OFFSET.to_owned(), offset.to_string()));
         fetch(c, source, &q)
     };
     let mut first = page(0);
@@ -210,8 +210,8 @@ pub fn offset_case(
 ) -> Result<Meanings, Failure> {
     let mut query: Vec<(String, String)> = given.iter().flat_map(Given::pairs).collect();
     query.extend(extra.iter().cloned());
-    query.push(("limit".into(), limit.to_string()));
-    query.push(("offset".into(), offset.to_string()));
+    query.push((names::LIMIT.into(), limit.to_string()));
+    query.push((names::OFFSET.into(), offset.to_string()));
     let what = format!("{}?{}", list.source.label, query_text(&query));
     let got = fetch(c, &list.source, &query);
     let expected = Expected::of(list, given, order);
@@ -268,10 +268,12 @@ pub fn walk(
     what: &str,
 ) -> Result<(Walked, Got), Failure> {
     let effective = limit.filter(|l| *l > 0).unwrap_or(30).min(100) as usize;
-    let ascending = query.iter().any(|(k, v)| k == "direction" && v == "ASC");
+    let ascending = query
+        .iter()
+        .any(|(k, v)| k == names::DIRECTION && v == "ASC");
     let mut q = query.to_vec();
     if let Some(l) = limit {
-        q.push(("limit".into(), l.to_string()));
+        q.push((names::LIMIT.into(), l.to_string()));
     }
     let mut walked = Walked::default();
     let mut ids = HashSet::new();
@@ -333,7 +335,7 @@ pub fn walk(
             ));
         }
         let mut paged = q.clone();
-        paged.push(("cursor".into(), next));
+        paged.push((names::CURSOR.into(), next));
         current = fetch(c, source, &paged);
     }
 }

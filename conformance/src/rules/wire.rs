@@ -10,7 +10,7 @@ use super::observe::from_log;
 use super::paging::fetch;
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule};
-use crate::contract::OpId;
+use crate::contract::{OpId, names};
 use crate::ctx::Sampled;
 use crate::http::{Auth, Exchange, Request};
 use crate::model::{ListModel, id_of};
@@ -157,7 +157,7 @@ pub fn rules() -> Vec<Rule> {
 
 fn success_200(e: &Exchange) -> Option<String> {
     // The charges' 200 is a required rule of its own (status.charges-200).
-    if e.request.path.ends_with("/charges") {
+    if e.op().is_some_and(|op| op.id == OpId::Charges) {
         return None;
     }
     let status = e.status()?;
@@ -201,9 +201,9 @@ fn cursor_bounds(c: &Check<'_>) -> Outcome {
             c,
             &lists[*i].source,
             &q(&[
-                ("cursor", cursor.to_string()),
-                ("direction", direction.into()),
-                ("limit", limit.to_string()),
+                (names::CURSOR, cursor.to_string()),
+                (names::DIRECTION, direction.into()),
+                (names::LIMIT, limit.to_string()),
             ]),
         );
         let rows = p.rows_or_fail(c, &lists[*i].source.label)?;
@@ -233,7 +233,7 @@ fn limit_validation(c: &Check<'_>) -> Outcome {
     }
     let mut judge = Judge::default();
     for ((list, bad), p) in cases.iter().zip(c.map(&cases, |(list, bad)| {
-        fetch(c, &list.source, &q(&[("limit", (*bad).into())]))
+        fetch(c, &list.source, &q(&[(names::LIMIT, (*bad).into())]))
     })) {
         judge.check(p.e.status() == Some(400), || {
             c.fail(
@@ -272,7 +272,7 @@ fn revokes_old(c: &Check<'_>) -> Outcome {
     }
     let mut judge = Judge::default();
     // A real credential: sent, never shown.
-    let e = c.send(Request::get("/ledger/accounts").auth(Auth::Secret(old.clone())));
+    let e = c.send(Request::to(OpId::Ledger).auth(Auth::Secret(old.clone())));
     judge.check(e.status() == Some(401), || {
         c.fail(&e, "the old secret still works after rotation")
     });
@@ -324,10 +324,7 @@ fn export_validation(c: &Check<'_>) -> Outcome {
     ];
     let mut judge = Judge::default();
     let answers = c.map(&bodies, |body| {
-        c.send(Request::post(
-            "/settlements/report-exports",
-            body.to_string(),
-        ))
+        c.send(Request::to(OpId::ReportExport).json(body.to_string()))
     });
     for (body, e) in bodies.iter().zip(&answers) {
         let code = e
@@ -350,10 +347,8 @@ fn export_validation(c: &Check<'_>) -> Outcome {
 
 fn unknown_id_404(c: &Check<'_>) -> Outcome {
     let requests = [
-        Request::get(
-            crate::contract::Op::get(OpId::RailMerchant).path_with("mer_conformance0unknown"),
-        ),
-        Request::get(crate::contract::Op::get(OpId::Alias).path_with("als_conformance0unknown")),
+        Request::to_one(OpId::RailMerchant, "mer_conformance0unknown"),
+        Request::to_one(OpId::Alias, "als_conformance0unknown"),
     ];
     let mut judge = Judge::default();
     for e in c.map(&requests, |r| c.send(r.clone())) {

@@ -11,7 +11,7 @@ use aggpay_internal::http::Pacer;
 use crate::error::{ApiError, Error, ErrorKind, ErrorShape, TransportError};
 use crate::query::Pairs;
 use crate::retry::RetryPolicy;
-use crate::rules::{KEY_HEADER, encode_component};
+use crate::rules::{KEY_HEADER, aggregator_url, encode_component};
 use crate::text::Redactor;
 use crate::wire::{Envelope, ErrorBody, ErrorEnvelope, RotatedSecret};
 use crate::{AggregatorId, Secret};
@@ -203,12 +203,10 @@ impl Inner {
 
     /// The full URL of a call: base, aggregator, path and encoded query.
     fn url(&self, call: &Call<'_>) -> String {
-        let mut url = format!(
-            "{}/v1/aggregators/{}{}",
-            self.settings.base_url,
-            encode_component(self.settings.aggregator_id.as_str()),
-            call.path
-        );
+        let mut url = aggregator_url(
+            &self.settings.base_url,
+            self.settings.aggregator_id.as_str(),
+        ) + call.path;
         for (i, (k, v)) in call.query.iter().enumerate() {
             url.push(if i == 0 { '?' } else { '&' });
             url.push_str(&encode_component(k));

@@ -144,7 +144,7 @@ pub fn check(c: &Check<'_>) -> Result<Checked, Problem> {
     let mut redactor = Redactor::new();
     redactor.add(c.key);
     let until = Instant::now() + c.patience;
-    let record_url = format!("{}/v1/aggregators/{}", c.base, encode(c.aggregator));
+    let record_url = crate::rules::aggregator_url(c.base, c.aggregator);
     let list_url = format!("{record_url}/keys");
     let record = patient_get(&agent, &record_url, Some(c.key), until);
     let record = match record {
@@ -244,7 +244,7 @@ fn not_found(
                 .map(|s| format!("/{s}"))
                 .collect::<String>()
         );
-        let url = format!("{parent}/v1/aggregators/{}", encode(c.aggregator));
+        let url = crate::rules::aggregator_url(&parent, c.aggregator);
         // The parent is the same origin: the key may go there.
         if let Ok(a) = patient_get(agent, &url, Some(c.key), until)
             && (a.success() || a.status == 401)
@@ -253,8 +253,10 @@ fn not_found(
             return problem(
                 Cause::Prefix,
                 format!(
-                    "nothing serves the API under {} (404 on GET {record_url}), but {parent} does ({} on GET {url}): drop /{dropped} from the base URL (every path already begins with /v1/aggregators/)",
-                    c.base, a.status
+                    "nothing serves the API under {} (404 on GET {record_url}), but {parent} does ({} on GET {url}): drop /{dropped} from the base URL (every path already begins with {}/)",
+                    c.base,
+                    a.status,
+                    crate::rules::AGGREGATORS_ROOT
                 ),
             );
         }
@@ -381,7 +383,7 @@ fn other_scheme_answers(c: &Check<'_>, origin: &str) -> bool {
     let Ok(agent) = agent(c, false) else {
         return false;
     };
-    let url = format!("{origin}/v1/aggregators/{}", encode(c.aggregator));
+    let url = crate::rules::aggregator_url(origin, c.aggregator);
     get(&agent, &url, None).is_ok()
 }
 
@@ -520,10 +522,6 @@ fn with_port(authority: &str, default: u16) -> String {
     } else {
         format!("{authority}:{default}")
     }
-}
-
-fn encode(value: &str) -> String {
-    crate::rules::encode_component(value)
 }
 
 #[cfg(test)]

@@ -24,6 +24,22 @@ use regex::Regex;
 /// secret: never log it.
 pub const KEY_HEADER: &str = "X-PAY-AGGREGATOR-SECRET-KEY";
 
+/// Where every path of API.md begins: `/v1/aggregators/{aggregator-id}`
+/// and the operation's own path below it.
+pub const AGGREGATORS_ROOT: &str = "/v1/aggregators";
+
+/// The URL of `aggregator`'s record under `base` (a base URL without its
+/// trailing slash): the root every operation's path is below.
+pub fn aggregator_url(base: &str, aggregator: &str) -> String {
+    format!("{base}{AGGREGATORS_ROOT}/{}", encode_component(aggregator))
+}
+
+/// The path of an operation as API.md writes it, `{aggregator-id}` and
+/// all: the root, then `path` (empty, or starting with `/`).
+pub fn documented_path(path: &str) -> String {
+    format!("{AGGREGATORS_ROOT}/{{aggregator-id}}{path}")
+}
+
 /// Length in characters of a settlement batch token, prefix included.
 pub const BATCH_TOKEN_LEN: usize = 39;
 

@@ -229,9 +229,12 @@ impl App {
         let Some(path) = path.strip_prefix(self.prefix.as_str()) else {
             return reply::not_found();
         };
-        let segments: Vec<&str> = path.split('/').collect();
+        let Some(below) = path.strip_prefix(aggpay_internal::rules::AGGREGATORS_ROOT) else {
+            return reply::not_found();
+        };
+        let segments: Vec<&str> = below.split('/').collect();
         let (agg_raw, rest) = match segments.as_slice() {
-            ["", "v1", "aggregators", agg, rest @ ..] if !agg.is_empty() => (*agg, rest),
+            ["", agg, rest @ ..] if !agg.is_empty() => (*agg, rest),
             _ => return reply::not_found(),
         };
         let Some((op, id_at)) = Op::route(rest) else {
