@@ -86,7 +86,8 @@ fn killed_runs(server: &MockServer, db: &Db, want: &[String]) {
                 && db.runs() == before
                 && Instant::now() < deadline
             {
-                std::thread::sleep(Duration::from_millis(5));
+                // Each look at PostgreSQL is a connection of its own.
+                std::thread::sleep(Duration::from_millis(20));
             }
             std::thread::sleep(Duration::from_millis(rng.below(250)));
         }
