@@ -198,15 +198,11 @@ pub fn request(ctx: &Ctx, op: &Op) -> Option<Request> {
     if op.is_write() && !ctx.options.allow_writes {
         return None;
     }
-    let mut r = match op.method {
-        "PUT" => Request::put(op.path_with(&id)),
-        "POST" => Request::post(op.path_with(&id), "{}"),
-        _ => Request::get(op.path_with(&id)),
-    };
+    let mut r = Request::of(op, op.path_id.map(|_| id.as_str()));
     // The lookups need their key to be more than a bad request.
     if let Some(lookup) = op.role(|r| matches!(r, Role::Lookup(_))) {
         let value = match (op.id, lookup.wire) {
-            (OpId::AccountInfo, "iban") => ctx
+            (OpId::AccountInfo, names::IBAN) => ctx
                 .inputs
                 .iban
                 .clone()

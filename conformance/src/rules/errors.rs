@@ -142,11 +142,11 @@ fn bad_requests() -> Vec<(&'static Op, Request)> {
         .filter(|o| o.errors.contains(&400) && !o.is_write())
     {
         if op.path_id.is_some_and(|p| p.exact_len.is_some()) {
-            out.push((op, Request::get(op.path_with(malformed))));
+            out.push((op, Request::of(op, Some(malformed))));
         }
         for p in op.params {
             if p.value == Kind::BatchToken && matches!(p.role, Role::Filter(_)) {
-                out.push((op, Request::get(op.path).q(p.wire, malformed)));
+                out.push((op, Request::of(op, None).q(p.wire, malformed)));
             }
         }
     }
@@ -191,7 +191,7 @@ fn not_found(c: &Check<'_>) -> Outcome {
                 "pm_" => UNKNOWN_PAYMENT,
                 _ => return None,
             };
-            Some((op, Request::get(op.path_with(id))))
+            Some((op, Request::of(op, Some(id))))
         })
         .collect();
     let results = c.map(&probes, |(op, r)| {

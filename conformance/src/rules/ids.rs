@@ -282,7 +282,7 @@ fn unknown(c: &Check<'_>) -> Outcome {
         cases.extend(odd_ids(op).into_iter().map(|id| (op, id, false)));
     }
     let results = c.map(&cases, |(op, id, well_formed)| {
-        let e = c.send(Request::get(op.path_with(id)));
+        let e = c.send(Request::of(op, Some(id)));
         let shown = aggpay_internal::text::excerpt(id, 60);
         match e.status() {
             None => Err(c.fail(&e, format!("{} {shown}: no answer", op.name))),
