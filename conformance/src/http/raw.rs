@@ -6,13 +6,15 @@
 //! Plain TCP for `http://`, rustls for `https://` (the same roots as the
 //! client: the bundled ones, or `--ca-cert`). One request a connection
 //! (`Connection: close`); the answer is read to its end, bounded in size
-//! and time.
+//! and in time: the whole exchange, connecting included, within the
+//! timeout (as the ureq path's global timeout), however slowly a server
+//! drips its bytes and however often a signal interrupts a read.
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The most of an answer read.
 const MAX_ANSWER: u64 = 1024 * 1024;
@@ -33,27 +35,7 @@ pub fn get(
     ca_cert: Option<&Path>,
     timeout: Duration,
 ) -> Result<RawAnswer, std::io::Error> {
-    send(url, headers, ca_cert, timeout).map_err(|e| match e.kind() {
-        // A socket read timeout is WouldBlock on some systems.
-        std::io::ErrorKind::WouldBlock => std::io::Error::new(std::io::ErrorKind::TimedOut, e),
-        _ => e,
-    })
-}
-
-fn other(why: impl Into<String>) -> std::io::Error {
-    std::io::Error::other(why.into())
-}
-
-fn cut_short(why: impl Into<String>) -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, why.into())
-}
-
-fn send(
-    url: &str,
-    headers: &[(&str, &str)],
-    ca_cert: Option<&Path>,
-    timeout: Duration,
-) -> Result<RawAnswer, std::io::Error> {
+    let deadline = Instant::now() + timeout;
     let (scheme, rest) = url.split_once("://").ok_or_else(|| other("no scheme"))?;
     let (authority, target) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
@@ -65,47 +47,128 @@ fn send(
         .to_socket_addrs()?
         .next()
         .ok_or_else(|| other(format!("{host} has no address")))?;
-    let tcp = TcpStream::connect_timeout(&addr, timeout)?;
-    tcp.set_read_timeout(Some(timeout))?;
-    tcp.set_write_timeout(Some(timeout))?;
+    let tcp = Bounded {
+        tcp: TcpStream::connect_timeout(&addr, timeout)?,
+        deadline,
+    };
     let mut head = format!("GET {target} HTTP/1.1\r\nHost: {authority}\r\n");
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("Accept: application/json\r\nConnection: close\r\n\r\n");
     let mut bytes = Vec::new();
-    if tls {
+    let out_of_time = if tls {
         let config = client_config(ca_cert)?;
         let name = rustls::pki_types::ServerName::try_from(host.clone())
             .map_err(|e| other(format!("{host}: {e}")))?;
         let conn = rustls::ClientConnection::new(Arc::new(config), name).map_err(other_of)?;
         let mut stream = rustls::StreamOwned::new(conn, tcp);
-        exchange(&mut stream, head.as_bytes(), &mut bytes)?;
+        exchange(&mut stream, head.as_bytes(), &mut bytes)?
     } else {
         let mut stream = tcp;
-        exchange(&mut stream, head.as_bytes(), &mut bytes)?;
+        exchange(&mut stream, head.as_bytes(), &mut bytes)?
+    };
+    match parse(&bytes) {
+        // Not cut short by the server: the time ran out while it sent.
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && out_of_time => {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "no whole answer within the timeout ({} bytes came)",
+                    bytes.len()
+                ),
+            ))
+        }
+        parsed => parsed,
     }
-    parse(&bytes)
+}
+
+fn other(why: impl Into<String>) -> std::io::Error {
+    std::io::Error::other(why.into())
+}
+
+fn cut_short(why: impl Into<String>) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, why.into())
 }
 
 fn other_of(e: impl std::fmt::Display) -> std::io::Error {
     other(e.to_string())
 }
 
+/// Sends `head` and reads the answer into `out`; whether the time ran
+/// out before the answer ended.
 fn exchange(
     stream: &mut dyn ReadWrite,
     head: &[u8],
     out: &mut Vec<u8>,
-) -> Result<(), std::io::Error> {
+) -> Result<bool, std::io::Error> {
     stream.write_all(head)?;
     stream.flush()?;
     match stream.take(MAX_ANSWER).read_to_end(out) {
-        Ok(_) => Ok(()),
+        Ok(_) => Ok(false),
         // A peer that closes abruptly after its answer (a TLS peer without
-        // close_notify): what was read stands, and is judged whole or cut
-        // short by its framing.
-        Err(_) if !out.is_empty() => Ok(()),
+        // close_notify), or keeps the connection open after it: what was
+        // read stands, and is judged whole or cut short by its framing.
+        Err(e) if !out.is_empty() => Ok(e.kind() == std::io::ErrorKind::TimedOut),
         Err(e) => Err(e),
+    }
+}
+
+/// A connection whose reads and writes all end by one deadline: each is
+/// given the time left as its socket timeout, and one interrupted by a
+/// signal is tried again with the time then left (Linux never restarts a
+/// socket read or write that has a timeout, `SA_RESTART` or not; a stop
+/// and continue of the process interrupts it too).
+struct Bounded {
+    tcp: TcpStream,
+    deadline: Instant,
+}
+
+impl Bounded {
+    fn within<T>(
+        &mut self,
+        mut io: impl FnMut(&mut TcpStream, Duration) -> std::io::Result<T>,
+    ) -> std::io::Result<T> {
+        let out_of_time = || {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "no whole answer within the timeout",
+            )
+        };
+        loop {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(out_of_time());
+            }
+            match io(&mut self.tcp, left) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                // A socket timeout is WouldBlock on Linux.
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Err(out_of_time()),
+                result => return result,
+            }
+        }
+    }
+}
+
+impl Read for Bounded {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.within(|tcp, left| {
+            tcp.set_read_timeout(Some(left))?;
+            tcp.read(buf)
+        })
+    }
+}
+
+impl Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.within(|tcp, left| {
+            tcp.set_write_timeout(Some(left))?;
+            tcp.write(buf)
+        })
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.tcp.flush()
     }
 }
 
@@ -218,6 +281,83 @@ fn dechunk(mut rest: &[u8]) -> Result<Vec<u8>, std::io::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aggpay_testkit::Interruptions;
+    use std::net::TcpListener;
+
+    /// A server for one connection: it reads the head, then `act`s on
+    /// the stream; its thread ends within 10 s.
+    fn serve_once(act: fn(&mut TcpStream)) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/x", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read_exact(&mut byte).is_ok() {
+                head.push(byte[0]);
+            }
+            act(&mut stream);
+        });
+        url
+    }
+
+    /// Holds the connection without a word until the client closes it
+    /// (or 10 s).
+    fn say_nothing(stream: &mut TcpStream) {
+        let began = Instant::now();
+        let mut sink = [0u8; 64];
+        while began.elapsed() < Duration::from_secs(10) {
+            match stream.read(&mut sink) {
+                Ok(0) => return,
+                Err(e) if e.kind() != std::io::ErrorKind::Interrupted => return,
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn a_dripping_answer_ends_by_the_timeout() {
+        let url = serve_once(|stream| {
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n");
+            for _ in 0..500 {
+                std::thread::sleep(Duration::from_millis(20));
+                if stream.write_all(b" ").is_err() {
+                    return;
+                }
+            }
+        });
+        let began = Instant::now();
+        let answer = get(&url, &[], None, Duration::from_millis(400));
+        let took = began.elapsed();
+        // Each byte came well within the timeout; the whole did not.
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        let error = answer.unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::TimedOut, "{error}");
+        assert!(error.to_string().contains("no whole answer"), "{error}");
+    }
+
+    #[test]
+    fn interrupted_reads_time_out_on_time_and_answers_still_come() {
+        let _stops = Interruptions::every(Duration::from_millis(100));
+        // Each interrupted read would start its timeout again: a silent
+        // server would hold the exchange until it gave up (10 s).
+        let url = serve_once(say_nothing);
+        let began = Instant::now();
+        let error = get(&url, &[], None, Duration::from_millis(500)).unwrap_err();
+        let took = began.elapsed();
+        assert_eq!(error.kind(), std::io::ErrorKind::TimedOut, "{error}");
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        // An interrupted read is tried again: the answer is read whole.
+        let url = serve_once(|stream| {
+            std::thread::sleep(Duration::from_millis(300));
+            let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n");
+        });
+        let (status, _, body) = get(&url, &[], None, Duration::from_secs(5)).unwrap();
+        assert_eq!((status, body.len()), (204, 0));
+    }
 
     #[test]
     fn answers_and_authorities_are_read() {

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use aggpay_conformance::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE};
-use aggpay_mock::{Chaos, MockConfig, MockServer};
-use aggpay_testkit::{RawRequest, RawServer};
+use aggpay_mock::{Chaos, Latency, MockConfig, MockServer};
+use aggpay_testkit::{Interruptions, RawRequest, RawServer};
 use serde_json::Value;
 
 use crate::support::{against, harness, json_run, rule, set, status_of};
@@ -52,6 +52,29 @@ fn a_flaky_staging_passes_and_the_report_counts_its_retries() {
         "{}",
         report["summary"]
     );
+}
+
+/// A run stopped and continued again and again (a throttled CI machine,
+/// or Ctrl-Z and `fg` in a terminal) is the same run: an interrupted read
+/// (EINTR) is read again with the time left, never taken for a transient
+/// failure or a server that went silent. Each answer comes after a delay,
+/// so that the stops land while reads wait.
+#[test]
+fn a_run_stopped_and_continued_again_and_again_is_the_same_run() {
+    let server = MockServer::start(
+        MockConfig::new()
+            .seed(3)
+            .latency("15..30".parse::<Latency>().unwrap()),
+    )
+    .unwrap();
+    let (code, report) = {
+        let _stops = Interruptions::every(Duration::from_millis(10));
+        json_run(&server, &["--rules", "auth.*", "--timeout", "5"])
+    };
+    assert_eq!(code, EXIT_OK, "{:?}", not_passed(&report));
+    let summary = &report["summary"];
+    assert!(summary["passed"].as_u64().unwrap() >= 5, "{summary}");
+    assert_eq!(summary["retries"], 0, "{summary}");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Test fixtures shared by the aggpay crates' tests, so that each exists
 //! once: a certificate authority made for the test, blocking TLS servers
 //! on loopback, an HTTP `CONNECT` proxy that records what it carries, a
-//! hand-written HTTP server for hostile answers, temporary folders, and a
-//! real PostgreSQL cluster per test.
+//! hand-written HTTP server for hostile answers, temporary folders, the
+//! test process stopped and continued on purpose, and a real PostgreSQL
+//! cluster per test binary.
 //! Never a dependency of anything but tests.
 //!
 //! Every thread here ends on its own: servers stop when dropped, and
@@ -13,6 +14,7 @@ mod ca;
 mod pg;
 mod proxy;
 mod raw;
+mod signals;
 mod temp;
 mod tls;
 
@@ -20,5 +22,6 @@ pub use ca::{Identity, TestCa};
 pub use pg::{PgCluster, SKIP_POSTGRES};
 pub use proxy::ConnectProxy;
 pub use raw::{Act, RawRequest, RawServer, Scripted, json, respond, silence};
+pub use signals::Interruptions;
 pub use temp::TempDir;
 pub use tls::{TlsServer, server_config};

@@ -7,6 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// How long the proxy listens, and the longest a tunnel is carried.
+const LIFETIME: Duration = Duration::from_secs(120);
+
 /// A `CONNECT` proxy: it records each tunnel's target and every byte it
 /// carried, so a test can show what a proxy would see.
 pub struct ConnectProxy {
@@ -37,7 +40,7 @@ impl ConnectProxy {
         let (t, c, s) = (targets.clone(), carried.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
             let born = Instant::now();
-            while !s.load(Ordering::SeqCst) && born.elapsed() < Duration::from_secs(120) {
+            while !s.load(Ordering::SeqCst) && born.elapsed() < LIFETIME {
                 match listener.accept() {
                     Ok((client, _)) => {
                         let (t, c) = (t.clone(), c.clone());
@@ -130,7 +133,17 @@ fn tunnel(client: TcpStream, targets: &Mutex<Vec<String>>, carried: &Arc<Mutex<V
 /// Copies until either side closes or goes quiet for the read timeout.
 fn pipe(mut from: impl Read, mut to: TcpStream, carried: &Mutex<Vec<u8>>) {
     let mut buf = [0u8; 8192];
-    while let Ok(n) = from.read(&mut buf) {
+    let began = Instant::now();
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(n) => n,
+            // A read with a timeout is never restarted by the kernel: EINTR
+            // is not the end of the stream.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted && began.elapsed() < LIFETIME => {
+                continue;
+            }
+            Err(_) => break,
+        };
         if n == 0 || to.write_all(&buf[..n]).is_err() {
             break;
         }

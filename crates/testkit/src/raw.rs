@@ -243,5 +243,12 @@ pub fn respond(out: &mut TcpStream, status: u16, body: &str) {
 /// Says nothing until the client gives up (or the read timeout).
 pub fn silence(out: &mut TcpStream) {
     let mut buf = [0u8; 64];
-    let _ = out.read(&mut buf);
+    // EINTR (a read with a timeout is never restarted) is not the client
+    // giving up.
+    let began = std::time::Instant::now();
+    while let Err(e) = out.read(&mut buf) {
+        if e.kind() != std::io::ErrorKind::Interrupted || began.elapsed() > READ_TIMEOUT {
+            break;
+        }
+    }
 }

@@ -489,7 +489,10 @@ pub fn read_until_closed(stream: &mut TcpStream, within: Duration) -> (Vec<u8>, 
             Err(e)
                 if matches!(
                     e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        // EINTR: a read with a timeout is never restarted.
+                        | std::io::ErrorKind::Interrupted
                 ) => {}
             Err(_) => return (out, true),
         }
