@@ -108,7 +108,12 @@ pub const STATEMENTS: &[Statement] = &[
     by(
         "Aggregator, AccessKey; Authentication 3",
         "the record holds the aggregator's access keys, their secret in clear, as the key list shows them, before and after a rotation",
-        &["keys.consistent", "keys.rotation"],
+        &["keys.consistent", "keys.rotation", "explore.sequences"],
+    ),
+    by(
+        "Access keys (rotate); Authentication 2",
+        "a rotation changes the rotated key's secret and nothing else: no other key, nothing when the id names no key or the key is not valid; every operation then takes the new secret as it took the old, and an old secret opens what its key did or nothing",
+        &["explore.sequences"],
     ),
     by(
         "WebhookEndpoint; Events 1",
@@ -122,8 +127,8 @@ pub const STATEMENTS: &[Statement] = &[
     ),
     by(
         "Report export status",
-        "a new export is REPORT_STATUS_SEEDED, attempts 1, started_at set, finished_at null",
-        &["exports.seeded"],
+        "a new export is REPORT_STATUS_SEEDED, attempts 1, started_at set, finished_at null; a server may choose another status, but one that says SEEDED means it; storage_key is empty until the file is produced",
+        &["exports.seeded", "explore.sequences"],
     ),
     not(
         "Transaction status",

@@ -33,6 +33,10 @@ pub struct Inputs {
 pub struct Options {
     /// Generated cases per property.
     pub cases: u32,
+    /// Random sequences `explore.sequences` runs.
+    pub sequences: u32,
+    /// Commands per random sequence at most.
+    pub steps: u32,
     /// The run's seed.
     pub seed: u64,
     /// Whether key rotation and export creation may run.

@@ -11,6 +11,7 @@ mod cli;
 mod contract;
 mod coverage;
 mod ctx;
+mod explore;
 mod http;
 mod model;
 mod openapi;

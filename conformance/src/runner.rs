@@ -370,6 +370,8 @@ fn run_inner(
         model: Default::default(),
         options: Options {
             cases: args.cases,
+            sequences: args.sequences,
+            steps: args.steps,
             seed,
             allow_writes: target.allow_writes,
             strict: args.strict,

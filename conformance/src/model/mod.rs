@@ -9,6 +9,7 @@
 //! server costs a few round trips, not hundreds.
 
 pub mod expect;
+pub mod invariants;
 mod list;
 mod pick;
 pub mod writes;

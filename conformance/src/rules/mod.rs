@@ -9,6 +9,7 @@ mod client;
 mod cursor;
 mod envelope;
 mod errors;
+mod explore;
 mod exports;
 mod fields;
 mod filters;
@@ -338,6 +339,7 @@ mod catalogue {
         rules.extend(super::lookups::rules());
         rules.extend(super::exports::rules());
         rules.extend(super::keys::rules());
+        rules.extend(super::explore::rules());
         rules.extend(super::agree::rules());
         rules.extend(super::status::rules());
         rules.extend(super::input::rules());
@@ -359,7 +361,7 @@ mod tests {
         let mut ids = std::collections::HashSet::new();
         let families = [
             "auth", "errors", "scope", "fields", "ids", "amounts", "time", "lists", "client",
-            "cursor", "offset", "filters", "lookups", "exports", "keys", "agree", "status",
+            "cursor", "offset", "filters", "lookups", "exports", "keys", "explore", "agree", "status",
             "input", "envelope", "headers", "body", "wire",
         ];
         for r in &rules {

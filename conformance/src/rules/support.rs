@@ -97,8 +97,24 @@ impl Check<'_> {
         S: Strategy,
         S::Value: Debug + Send + Sync,
     {
+        self.property_n(self.ctx.options.cases, strategy, check)
+    }
+
+    /// [`Check::property`] on `cases` generated values. A failure that
+    /// shows its input its own way (a sequence's replay script) keeps it;
+    /// the others show the value.
+    pub fn property_n<S>(
+        &self,
+        cases: u32,
+        strategy: S,
+        check: impl Fn(&S::Value) -> Result<(), Failure> + Sync,
+    ) -> Outcome
+    where
+        S: Strategy,
+        S::Value: Debug + Send + Sync,
+    {
         let config = Config {
-            cases: self.ctx.options.cases.max(1),
+            cases: cases.max(1),
             failure_persistence: None,
             max_local_rejects: 1_024,
             max_global_rejects: 4_096,
@@ -113,7 +129,7 @@ impl Check<'_> {
         );
         let mut trees = Vec::new();
         let mut rejects = 0;
-        while trees.len() < self.ctx.options.cases.max(1) as usize {
+        while trees.len() < cases.max(1) as usize {
             match strategy.new_tree(&mut runner) {
                 Ok(tree) => trees.push(tree),
                 Err(reason) => {
@@ -167,7 +183,9 @@ impl Check<'_> {
         }
         let (input, failure) = best;
         let mut failure = failure.unwrap_or_else(|| self.note("the property failed"));
-        failure.input = Some(self.shown_input(&input));
+        if failure.input.is_none() {
+            failure.input = Some(self.shown_input(&input));
+        }
         Outcome::judged(cases, vec![failure])
     }
 }

@@ -175,6 +175,8 @@ faults! {
     CursorSkipsRow = "cursor-skips-row" [Behaviour]: "cursor pages after the first skip their first row",
     OffsetOffByOne = "offset-off-by-one" [Behaviour]: "an offset n above 0 skips n + 1 rows",
     NonAsciiNameFilter = "non-ascii-name-filter" [Behaviour]: "merchant name filters drop the non-ASCII characters of their values",
+    RotateUnknownActs = "rotate-unknown-acts" [Behaviour]: "rotating a well-formed ak_ id that names no key rotates the last key and answers 200 with it",
+    WebhooksStaleSecrets = "webhooks-stale-secrets" [Behaviour]: "the webhook list checks keys against their secrets at start, ignoring rotations",
 }
 
 impl fmt::Display for Fault {

@@ -256,7 +256,11 @@ impl App {
                 let grace =
                     f.has(Fault::RotateKeepsOldSecret) || self.legal.has(Legal::OldSecretGrace);
                 let inactive = self.legal.has(Legal::InactiveKeyAccepted);
-                self.state.accepts(key, grace, inactive) || f.has(Fault::AcceptAnyKey)
+                if f.has(Fault::WebhooksStaleSecrets) && op == Op::Webhooks {
+                    self.state.accepted_at_start(&self.data, key)
+                } else {
+                    self.state.accepts(key, grace, inactive) || f.has(Fault::AcceptAnyKey)
+                }
             }
         };
         if !accepted {

@@ -76,6 +76,15 @@ impl State {
         })
     }
 
+    /// True when `secret` was an active key's before any rotation (the
+    /// stale check of `webhooks-stale-secrets`).
+    pub(crate) fn accepted_at_start(&self, data: &Dataset, secret: &str) -> bool {
+        read(&self.keys)
+            .iter()
+            .enumerate()
+            .any(|(i, s)| s.key.is_active && data.key_secret(i as u64, 0).expose() == secret)
+    }
+
     pub(crate) fn keys(&self) -> Vec<AccessKey> {
         read(&self.keys).iter().map(|s| s.key.clone()).collect()
     }

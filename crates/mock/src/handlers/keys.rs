@@ -50,6 +50,13 @@ impl App {
                 reply::ok(&key)
             }
             Some(key) => reply::ok(&key),
+            None if self.faults.has(Fault::RotateUnknownActs) => {
+                let last = self.state.keys().into_iter().filter_map(|k| k.access_key_id().cloned()).last();
+                match last.and_then(|id| self.state.rotate(&self.data, &id, &self.faults)) {
+                    Some(key) => reply::ok(&key),
+                    None => reply::not_found(),
+                }
+            }
             None => reply::not_found(),
         })
     }

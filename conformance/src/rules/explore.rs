@@ -1,0 +1,46 @@
+//! explore.*: random sequences of every operation against the model
+//! (`crate::explore`): what a write does to the records it was not aimed
+//! at, what one operation does after another changed the state.
+
+use aggpay_mock::Fault;
+
+use super::{Level, Rule};
+
+pub fn rules() -> Vec<Rule> {
+    vec![Rule {
+        id: "explore.sequences",
+        level: Level::Required,
+        source: "API.md Authentication 1-3; Access keys (rotate); Settlements (report export); Endpoints (every read); the state-bound statements of the field tables",
+        says: &[
+            "A request without a valid key receives 401 with error code error.unauthorized_access",
+            "Rotates the key and returns `data`: AccessKey with the new secret.",
+            "Access keys are listed, returned inside the aggregator record, and rotated through the access-key operations; their `secret` field is returned in clear.",
+            "requested resource does not exist",
+            "location of the produced file; empty until produced",
+            "a newly created export, with attempts at 1, started_at set and finished_at null",
+        ],
+        summary: "random sequences of every operation (reads, lookups, rotations, exports), each with known, unknown and other kinds' ids and with every secret the model knows, judged against the model step by step; after every write the keys are read back (only the write's effect may change), after every credential change every operation is tried with every secret (a rotated key opens what it opened, an old secret opens what its key did or nothing); a failure shrinks to a replayable script",
+        // What the default sequences of the mutation test's seed find:
+        // the two faults made for it, and the others its steps meet.
+        faults: &[
+            Fault::RotateUnknownActs,
+            Fault::WebhooksStaleSecrets,
+            Fault::NoAuth,
+            Fault::AcceptAnyKey,
+            Fault::AcceptEmptyKey,
+            Fault::ShortBatchToken,
+            Fault::EmptyStringNull,
+            Fault::RefundIdOnPayments,
+            Fault::RotateSameSecret,
+            Fault::RailMerchantWrongRecord,
+            Fault::ExportOtherBatch,
+            Fault::RotateOtherKey,
+            Fault::AggregatorKeysMasked,
+            Fault::UnknownAliasFound,
+            Fault::ExportNewestBatch,
+            Fault::AggregatorKeysStale,
+        ],
+        check: crate::explore::sequences,
+        observe: None,
+    }]
+}
