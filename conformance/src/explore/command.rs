@@ -204,7 +204,8 @@ pub fn command(writes: bool) -> BoxedStrategy<Command> {
     if !writes {
         return read;
     }
-    let rotate = (target(), write_cred()).prop_map(|(target, cred)| Command::Rotate { target, cred });
+    let rotate =
+        (target(), write_cred()).prop_map(|(target, cred)| Command::Rotate { target, cred });
     let export = (
         prop_oneof![4 => (0u8..8).prop_map(Target::Known), 1 => any::<u16>().prop_map(Target::Unknown)],
         any::<bool>(),

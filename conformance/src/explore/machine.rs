@@ -280,7 +280,11 @@ pub fn split(opens: &Opens, key: &Opens) -> Option<String> {
         format!(
             "accepted by {} and refused by {}, where its key's secret was accepted by {}",
             accepted.join(", "),
-            if refused.is_empty() { "nothing".to_owned() } else { refused.join(", ") },
+            if refused.is_empty() {
+                "nothing".to_owned()
+            } else {
+                refused.join(", ")
+            },
             match names(key, true) {
                 k if k.is_empty() => "nothing".to_owned(),
                 k => k.join(", "),

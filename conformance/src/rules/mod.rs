@@ -361,8 +361,8 @@ mod tests {
         let mut ids = std::collections::HashSet::new();
         let families = [
             "auth", "errors", "scope", "fields", "ids", "amounts", "time", "lists", "client",
-            "cursor", "offset", "filters", "lookups", "exports", "keys", "explore", "agree", "status",
-            "input", "envelope", "headers", "body", "wire",
+            "cursor", "offset", "filters", "lookups", "exports", "keys", "explore", "agree",
+            "status", "input", "envelope", "headers", "body", "wire",
         ];
         for r in &rules {
             assert!(ids.insert(r.id), "duplicate {}", r.id);

@@ -13,6 +13,8 @@ use super::{Check, Failure, Outcome};
 pub const MAX_FAILURES: usize = 5;
 /// Shrinking steps at most: each is a request.
 const MAX_SHRINK_STEPS: u32 = 64;
+/// Failing cases checked again alone, at most, for one that fails again.
+const RECHECKED: usize = 3;
 
 /// Collects failures up to [`MAX_FAILURES`] (and as many inconclusive
 /// ones), counting cases.
@@ -157,6 +159,16 @@ impl Check<'_> {
                 .collect();
             return Outcome::judged(cases, unsure);
         };
+        // Checked side by side, a case may have met another's effect (a
+        // write to a faulty server): the one shrunk is the first that
+        // fails again alone, when one does among the first few.
+        let first = results
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| proven(r))
+            .take(RECHECKED)
+            .find(|(i, _)| proven(&check(&values[*i])))
+            .map_or(first, |(i, _)| i);
         let mut tree = trees.swap_remove(first);
         let mut best = (values[first].clone_debug(), results[first].clone().err());
         // proptest's own shrinking walk, one request per step.

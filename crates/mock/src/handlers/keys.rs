@@ -51,7 +51,12 @@ impl App {
             }
             Some(key) => reply::ok(&key),
             None if self.faults.has(Fault::RotateUnknownActs) => {
-                let last = self.state.keys().into_iter().filter_map(|k| k.access_key_id().cloned()).last();
+                let last = self
+                    .state
+                    .keys()
+                    .into_iter()
+                    .filter_map(|k| k.access_key_id().cloned())
+                    .last();
                 match last.and_then(|id| self.state.rotate(&self.data, &id, &self.faults)) {
                     Some(key) => reply::ok(&key),
                     None => reply::not_found(),
