@@ -123,7 +123,7 @@ pub struct Args {
     pub cases: u32,
     /// Random sequences of operations `explore.sequences` runs against the
     /// model (drawn from --seed; more find rarer interleavings).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub sequences: u32,
     /// Commands per random sequence at most (a failing one is shrunk to
     /// the shortest that still fails).

@@ -142,15 +142,14 @@ pub const ROOMS: &[Room] = &[
         ],
         "Content-Length and Date are required; other headers are not read",
     ),
-    unexercised(
+    room(
         "compression",
         "Conventions 4: \"Responses carry the headers Content-Length and Date.\" (content coding is not shown)",
         &[
             "identity",
-            "a content coding the client asked for with Accept-Encoding",
+            "a content coding the request's Accept-Encoding admits; with no Accept-Encoding any coding (RFC 9110 section 12.5.3: \"If no Accept-Encoding header field is in the request, any content coding is considered acceptable by the user agent.\")",
         ],
-        "the harness never sends Accept-Encoding, so a server must answer it in identity coding (RFC 9110 12.5.3)",
-        "a server may compress only when asked, and the harness never asks: no choice can change what it sees",
+        "every request the harness sends, byte-level ones included, states `Accept-Encoding: gzip, deflate`; the body is judged once its codings are undone, and Content-Length against the bytes received; a coding the request did not admit fails `body.json`, naming it",
     ),
     room(
         "connection-reuse",

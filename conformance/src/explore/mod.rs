@@ -45,6 +45,9 @@ pub const FAMILY: &str = "explore.";
 const ROTATIONS: usize = 2;
 /// Report exports a run creates at most: each is a job on the server.
 const EXPORTS: usize = 3;
+/// Attempts at a write that must change nothing, while its answers are
+/// lost.
+const UNCHANGING_ATTEMPTS: usize = 4;
 /// Retired secrets of each key a sweep tries (the newest).
 const SWEEP_RETIRED: usize = 2;
 
@@ -660,7 +663,18 @@ impl<'a> Explorer<'a> {
             script.skipped(command, "no value of that kind is known");
             return (Ok(()), false);
         };
-        let e = c.send(planned.request.clone());
+        // A write that must change nothing is safe to send again when its
+        // answer was lost (one that did change something is caught by the
+        // frame either way): a flaky network hides no step.
+        let http = &c.ctx.http;
+        let mut e = c.send(planned.request.clone());
+        for _ in 1..UNCHANGING_ATTEMPTS {
+            if e.transient.is_none() || !http.wait_before_rewrite(&e) {
+                break;
+            }
+            http.count_retry();
+            e = c.send(planned.request.clone());
+        }
         script.step(command, &e);
         if e.transient.is_some() {
             return (Ok(()), true);

@@ -10,6 +10,7 @@
 //! connection; what to do when their answer is lost is the caller's
 //! business (`model::writes`).
 
+mod json;
 mod raw;
 mod retry;
 
@@ -19,6 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use aggpay_internal::coding;
 use aggpay_internal::rules::KEY_HEADER;
 pub(crate) use aggpay_internal::rules::encode_component as encode;
 use aggpay_internal::text::Redactor;
@@ -26,6 +28,7 @@ use serde_json::Value;
 
 use crate::contract::{Op, OpId};
 use crate::pool::Pool;
+pub use json::Duplicate;
 pub use retry::Transient;
 
 /// Largest body read; a larger one fails the exchange (an endless body
@@ -267,10 +270,19 @@ pub struct Exchange {
     pub outcome: Result<u16, NoAnswer>,
     /// Response headers (lowercase names).
     pub headers: Vec<(String, String)>,
-    /// Response body.
+    /// Response body, its content codings undone (the bytes every rule
+    /// judges); as received when they could not be.
     pub body: Vec<u8>,
-    /// The body as JSON, when it is JSON.
+    /// Bytes of the body as received, before its content codings were
+    /// undone (what Content-Length counts).
+    pub received: usize,
+    /// Why the body's content coding could not be undone, when it could
+    /// not.
+    pub undecodable: Option<String>,
+    /// The body as JSON, when it is JSON (read strictly: `json::read`).
     pub json: Option<Value>,
+    /// Members an object of the body names more than once.
+    pub duplicates: Vec<Duplicate>,
     /// Attempts made (1 when the first answer was kept).
     pub attempts: u32,
     /// Set when every attempt met a transient failure: this is not the
@@ -621,7 +633,10 @@ impl Http {
             outcome: Err(why),
             headers: Vec::new(),
             body: Vec::new(),
+            received: 0,
+            undecodable: None,
             json: None,
+            duplicates: Vec::new(),
             attempts,
             transient: None,
         }
@@ -772,7 +787,23 @@ impl Http {
                 Vec::new(),
             ),
         };
-        let json = serde_json::from_slice::<Value>(&body).ok();
+        let received = body.len();
+        let coding = headers
+            .iter()
+            .find(|(k, _)| k == "content-encoding")
+            .map(|(_, v)| v.as_str());
+        let (body, undecodable) = match coding::decode(coding, body.clone(), MAX_BODY) {
+            Ok(decoded) => (decoded, None),
+            Err(why) => (body, Some(why)),
+        };
+        let (json, duplicates) = match undecodable
+            .is_none()
+            .then(|| json::read(&body).ok())
+            .flatten()
+        {
+            Some((json, duplicates)) => (Some(json), duplicates),
+            None => (None, Vec::new()),
+        };
         if let Some(value) = &json {
             self.learn_secrets(value);
         }
@@ -782,7 +813,10 @@ impl Http {
             outcome,
             headers,
             body,
+            received,
+            undecodable,
             json,
+            duplicates,
             attempts,
             transient,
         };
@@ -825,7 +859,8 @@ impl Http {
         let mut builder = ureq::http::Request::builder()
             .method(request.method)
             .uri(self.url_sent(request, url))
-            .header("Accept", "application/json");
+            .header("Accept", "application/json")
+            .header("Accept-Encoding", coding::ACCEPTED);
         match &request.auth {
             Auth::Key => builder = builder.header(KEY_HEADER, &self.key),
             Auth::Secret(v) | Auth::Probe(v) => builder = builder.header(KEY_HEADER, v),

@@ -55,7 +55,10 @@ pub fn get(
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
-    head.push_str("Accept: application/json\r\nConnection: close\r\n\r\n");
+    head.push_str(&format!(
+        "Accept: application/json\r\nAccept-Encoding: {}\r\nConnection: close\r\n\r\n",
+        aggpay_internal::coding::ACCEPTED
+    ));
     let mut bytes = Vec::new();
     let out_of_time = if tls {
         let config = client_config(ca_cert)?;

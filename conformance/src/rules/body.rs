@@ -1,4 +1,5 @@
-//! body.*: every body, success or error, is JSON.
+//! body.*: every body, success or error, is JSON: labelled as JSON, read
+//! strictly, one meaning.
 
 use super::observe::from_log;
 use super::{Level, Rule};
@@ -6,19 +7,89 @@ use crate::http::Exchange;
 use aggpay_mock::Fault;
 
 pub fn rules() -> Vec<Rule> {
-    vec![Rule {
-        id: "body.json",
-        level: Level::Required,
-        source: "API.md Conventions 2; Errors (both body shapes are JSON)",
-        says: &["Requests and responses are JSON."],
-        summary: "every response body, success or error, is JSON",
-        faults: &[Fault::TextErrors],
-        check: |c| from_log(c, false),
-        observe: Some(json),
-    }]
+    vec![
+        Rule {
+            id: "body.json",
+            level: Level::Required,
+            source: "API.md Conventions 2; Errors (both body shapes are JSON); RFC 8259 (grammar, UTF-8, no byte order mark); RFC 9110 section 8.4 (content codings)",
+            says: &["Requests and responses are JSON."],
+            summary: "every response body, success or error, is one JSON text once its content codings (of those the request accepted) are undone: UTF-8 without a byte order mark, RFC 8259's grammar, nothing after the text",
+            faults: &[Fault::TextErrors],
+            check: |c| from_log(c, false),
+            observe: Some(json),
+        },
+        Rule {
+            id: "body.media-type",
+            level: Level::Required,
+            source: "API.md Conventions 2; RFC 9110 section 8.3 (the media type of a representation is its Content-Type)",
+            says: &["Requests and responses are JSON."],
+            summary: "a JSON body is labelled with a JSON media type (application/json, or a +json type): labelled text/plain it is text to every client that honours the label",
+            faults: &[Fault::ContentTypeText, Fault::RefundsTextPlain],
+            check: |c| from_log(c, false),
+            observe: Some(media_type),
+        },
+        Rule {
+            id: "body.one-meaning",
+            level: Level::Required,
+            source: "API.md Conventions 2; RFC 8259 section 4 (\"When the names within an object are not unique, the behavior of software that receives such an object is unpredictable\")",
+            says: &["Requests and responses are JSON."],
+            summary: "no object names a member twice with values that differ: one client reads the first value, another the last, and serde's derive refuses the body",
+            faults: &[Fault::DuplicateCount],
+            check: |c| from_log(c, false),
+            observe: Some(one_meaning),
+        },
+    ]
+}
+
+/// Whether a Content-Type names a JSON media type: `application/json`
+/// or a structured `+json` type (RFC 6839), parameters aside.
+pub fn is_json_media_type(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || essence
+            .split_once('/')
+            .is_some_and(|(kind, sub)| kind == "application" && sub.ends_with("+json"))
+}
+
+fn media_type(e: &Exchange) -> Option<String> {
+    // A body that is not JSON is body.json's; a missing label the
+    // observation wire.content-type-json's.
+    e.json.as_ref()?;
+    let content_type = e.header("content-type")?;
+    (!is_json_media_type(content_type)).then(|| {
+        format!(
+            "a JSON body labelled Content-Type {:?}: the label says it is not JSON (RFC 9110 section 8.3)",
+            aggpay_internal::text::excerpt(content_type, 80)
+        )
+    })
+}
+
+fn one_meaning(e: &Exchange) -> Option<String> {
+    let d = e.duplicates.iter().find(|d| !d.agrees())?;
+    let values: Vec<String> = d
+        .values
+        .iter()
+        .map(|v| crate::http::show(Some(v)))
+        .collect();
+    Some(format!(
+        "the body names {} {} times, with values that differ ({}): a client that keeps the first member reads {}, one that keeps the last {} (RFC 8259 section 4)",
+        d.path,
+        d.values.len(),
+        values.join(", "),
+        values.first().map_or("", String::as_str),
+        values.last().map_or("", String::as_str),
+    ))
 }
 
 fn json(e: &Exchange) -> Option<String> {
+    if let Some(why) = &e.undecodable {
+        return Some(why.clone());
+    }
     e.json.is_none().then(|| why_not_json(&e.body))
 }
 
@@ -64,7 +135,28 @@ fn byte_offset(body: &[u8], line: usize, column: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::why_not_json;
+    use super::{is_json_media_type, why_not_json};
+
+    #[test]
+    fn json_media_types_are_told_from_others() {
+        for yes in [
+            "application/json",
+            "Application/JSON; charset=utf-8",
+            "application/problem+json",
+            " application/json ;charset=UTF-8",
+        ] {
+            assert!(is_json_media_type(yes), "{yes}");
+        }
+        for no in [
+            "text/plain",
+            "text/json",
+            "application/jsonp",
+            "",
+            "application/x-json-stream",
+        ] {
+            assert!(!is_json_media_type(no), "{no}");
+        }
+    }
 
     #[test]
     fn a_body_that_is_not_json_says_why_and_where() {

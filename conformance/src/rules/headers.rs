@@ -37,11 +37,11 @@ fn content_length(e: &Exchange) -> Option<String> {
         .map(|v| v.trim().parse::<usize>())
     {
         None => Some("no Content-Length header".into()),
-        Some(Ok(n)) if n == e.body.len() => None,
+        Some(Ok(n)) if n == e.received => None,
         Some(_) => Some(format!(
             "Content-Length {} but the body has {} bytes",
             aggpay_internal::text::excerpt(e.header("content-length").unwrap_or(""), 40),
-            e.body.len()
+            e.received
         )),
     }
 }

@@ -136,9 +136,23 @@ pub fn rules() -> Vec<Rule> {
             source: "common practice (JSON bodies labelled application/json)",
             says: &[],
             summary: "every response is labelled Content-Type: application/json",
-            faults: &[Fault::ContentTypeText, Fault::TextErrors],
+            faults: &[
+                Fault::ContentTypeText,
+                Fault::TextErrors,
+                Fault::RefundsTextPlain,
+            ],
             check: |c| from_log(c, false),
             observe: Some(content_type_json),
+        },
+        Rule {
+            id: "wire.unique-members",
+            level: Level::Observation,
+            source: "RFC 8259 section 4 (\"The names within an object SHOULD be unique.\")",
+            says: &[],
+            summary: "no object names a member twice, even with the same value (body.one-meaning requires it where the values differ)",
+            faults: &[Fault::DuplicateCount],
+            check: |c| from_log(c, false),
+            observe: Some(unique_members),
         },
         Rule {
             id: "wire.payout-shape",
@@ -163,6 +177,15 @@ fn success_200(e: &Exchange) -> Option<String> {
     let status = e.status()?;
     ((200..300).contains(&status) && status != 200)
         .then(|| format!("success answered {status}, not 200"))
+}
+
+fn unique_members(e: &Exchange) -> Option<String> {
+    let d = e.duplicates.first()?;
+    Some(format!(
+        "the body names {} {} times",
+        d.path,
+        d.values.len()
+    ))
 }
 
 fn content_type_json(e: &Exchange) -> Option<String> {

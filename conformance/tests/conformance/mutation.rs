@@ -72,6 +72,16 @@ fn every_fault(chaos: Option<&str>) -> Vec<(Fault, u8, BTreeSet<String>)> {
     })
 }
 
+/// A rule that explores at random (`explore.*`) also catches, by chance,
+/// faults it does not name: which ones depends on the draw. It must catch
+/// those it names; what else it catches is left out of the comparison.
+fn named_or_fixed(failed: BTreeSet<String>, want: &BTreeSet<String>) -> BTreeSet<String> {
+    failed
+        .into_iter()
+        .filter(|rule| want.contains(rule) || !rule.starts_with("explore."))
+        .collect()
+}
+
 #[test]
 fn every_fault_breaks_exactly_the_rules_that_name_it() {
     let claimed = claimed();
@@ -81,6 +91,7 @@ fn every_fault_breaks_exactly_the_rules_that_name_it() {
         if want.is_empty() {
             problems.push(format!("fault {fault} is named by no rule"));
         }
+        let failed = named_or_fixed(failed, &want);
         if failed != want {
             problems.push(format!(
                 "fault {fault}: failed {failed:?}, the catalogue says {want:?}"

@@ -227,7 +227,8 @@ impl Inner {
             .method(call.method.clone())
             .uri(self.url(call))
             .header(KEY_HEADER, self.settings.secret.expose())
-            .header("Accept", "application/json");
+            .header("Accept", "application/json")
+            .header("Accept-Encoding", aggpay_internal::coding::ACCEPTED);
         if call.body.is_some() {
             request = request.header("Content-Type", "application/json");
         }
@@ -274,6 +275,20 @@ impl Inner {
         self.stats
             .bytes
             .fetch_add(body.len() as u64, Ordering::Relaxed);
+        let coding = response
+            .headers()
+            .get("content-encoding")
+            .and_then(|v| v.to_str().ok());
+        let body = aggpay_internal::coding::decode(coding, body, self.settings.max_body).map_err(
+            |why| {
+                Error::from(ErrorKind::Decode {
+                    status,
+                    reason: self.redactor.text(&why, MESSAGE),
+                    snippet: String::new(),
+                    secret: None,
+                })
+            },
+        )?;
         if (200..300).contains(&status) {
             serde_json::from_slice::<Envelope<T>>(&body)
                 .map(|envelope| envelope.data)

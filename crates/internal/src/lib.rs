@@ -12,6 +12,7 @@
 
 pub mod backoff;
 pub mod cli;
+pub mod coding;
 pub mod http;
 pub mod mix;
 #[cfg(feature = "tools")]

@@ -412,7 +412,10 @@ fn agent(c: &Check<'_>, verify: bool) -> Result<ureq::Agent, Problem> {
 const MAX_BODY: u64 = 1024 * 1024;
 
 fn get(agent: &ureq::Agent, url: &str, key: Option<&str>) -> Got {
-    let mut request = agent.get(url).header("Accept", "application/json");
+    let mut request = agent
+        .get(url)
+        .header("Accept", "application/json")
+        .header("Accept-Encoding", crate::coding::ACCEPTED);
     if let Some(key) = key {
         request = request.header(KEY_HEADER, key);
     }
@@ -427,6 +430,13 @@ fn get(agent: &ureq::Agent, url: &str, key: Option<&str>) -> Got {
         .with_config()
         .limit(MAX_BODY)
         .read_to_vec()?;
+    let coding = response
+        .headers()
+        .get("content-encoding")
+        .and_then(|v| v.to_str().ok());
+    // A body that cannot be decoded is kept as received: the check then
+    // says it is not the API's answer, quoting it.
+    let body = crate::coding::decode(coding, body.clone(), MAX_BODY).unwrap_or(body);
     Ok(Answer {
         status,
         location,

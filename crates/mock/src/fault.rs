@@ -121,7 +121,7 @@ faults! {
     ExportFinishedEarly = "export-finished-early" [Body]: "a new report export finished before it started",
     RotateSameSecret = "rotate-same-secret" [Behaviour]: "rotation returns the old secret",
     Success201 = "success-201" [Wire]: "success answers 201 instead of 200 (an observation)",
-    ContentTypeText = "content-type-text" [Wire]: "success bodies are labelled text/plain (an observation)",
+    ContentTypeText = "content-type-text" [Wire]: "success bodies are labelled text/plain",
     NegativeLimitAccepted = "negative-limit-accepted" [Behaviour]: "a negative limit is served instead of refused (an observation)",
     RotateKeepsOldSecret = "rotate-keeps-old-secret" [Behaviour]: "a rotated key's old secret keeps working (an observation)",
     ExportAcceptsEmptyBody = "export-accepts-empty-body" [Behaviour]: "a report export without its required fields is created (an observation)",
@@ -176,6 +176,8 @@ faults! {
     OffsetOffByOne = "offset-off-by-one" [Behaviour]: "an offset n above 0 skips n + 1 rows",
     NonAsciiNameFilter = "non-ascii-name-filter" [Behaviour]: "merchant name filters drop the non-ASCII characters of their values",
     RotateUnknownActs = "rotate-unknown-acts" [Behaviour]: "rotating a well-formed ak_ id that names no key rotates the last key and answers 200 with it",
+    DuplicateCount = "duplicate-count" [Wire]: "the refund list's data names count twice: first as the string, then as the integer",
+    RefundsTextPlain = "refunds-text-plain" [Wire]: "the refund list's JSON is labelled text/plain; charset=utf-8",
     WebhooksStaleSecrets = "webhooks-stale-secrets" [Behaviour]: "the webhook list checks keys against their secrets at start, ignoring rotations",
 }
 

@@ -261,3 +261,43 @@ fn a_walk_stopped_midway_resumes_in_a_new_client() {
     );
     assert_eq!(got, all);
 }
+
+/// A server that codes every body (RFC 9110 section 12.5.3: with no
+/// Accept-Encoding, any coding is acceptable; the client names gzip and
+/// deflate, and decodes them): every walk is the same as against one that
+/// does not.
+#[test]
+fn walks_against_a_server_that_codes_its_bodies_are_the_same() {
+    let plain = MockServer::start(MockConfig::new().seed(8).batches(12)).unwrap();
+    let coded = MockServer::start(
+        MockConfig::new()
+            .seed(8)
+            .batches(12)
+            .legal(aggpay_mock::Legal::CodedBodies),
+    )
+    .unwrap();
+    let walk = |server: &MockServer| {
+        let client = client_for(server);
+        let batches: Vec<SettlementBatch> = client
+            .settlement_batches(&BatchQuery::new())
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let rows: usize = batches
+            .iter()
+            .map(|b| {
+                client
+                    .batch_transactions(&b.token, &TransactionQuery::new())
+                    .map(Result::unwrap)
+                    .count()
+            })
+            .sum();
+        let refunds = client
+            .refunds(&RefundQuery::new())
+            .map(Result::unwrap)
+            .count();
+        (batches.len(), rows, refunds)
+    };
+    let (batches, rows, refunds) = walk(&coded);
+    assert!(batches > 0 && rows > 0 && refunds > 0);
+    assert_eq!((batches, rows, refunds), walk(&plain));
+}

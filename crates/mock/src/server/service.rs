@@ -53,6 +53,7 @@ pub(super) async fn answer(
         return Ok(respond(&app, reply, Delivery::default(), &conn, busy, None));
     }
     let method = parts.method.as_str().to_owned();
+    let gzip = app.legal.has(Legal::CodedBodies) && accepts_gzip(&parts.headers);
     let (reply, delivery) = match admit(&app, &parts, framing, limits).await {
         Err(refused) => refused,
         Ok(mut delivery) => match read_body(body, limits).await {
@@ -72,8 +73,64 @@ pub(super) async fn answer(
         delivery,
         &conn,
         busy,
-        Some((&method, &target)),
+        Some((&method, &target, gzip)),
     ))
+}
+
+/// Whether a request's `Accept-Encoding` admits gzip: it names none (any
+/// coding is then acceptable, RFC 9110 section 12.5.3), or names gzip or
+/// `*` without `q=0`.
+fn accepts_gzip(headers: &hyper::HeaderMap) -> bool {
+    let mut named = false;
+    let mut star = None;
+    for value in headers.get_all(hyper::header::ACCEPT_ENCODING) {
+        named = true;
+        for item in value.to_str().unwrap_or("").split(',') {
+            let mut parts = item.split(';').map(str::trim);
+            let coding = parts.next().unwrap_or("").to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                p.strip_prefix("q=")
+                    .and_then(|q| q.parse::<f32>().ok())
+                    .is_some_and(|q| q == 0.0)
+            });
+            match coding.as_str() {
+                "gzip" | "x-gzip" => return !refused,
+                "*" => star = Some(!refused),
+                _ => {}
+            }
+        }
+    }
+    !named || star == Some(true)
+}
+
+/// A list body whose `data` names `count` twice: first as a string, then
+/// as it was (`duplicate-count`: a parser that keeps the first member
+/// sees a string where API.md states an integer).
+fn count_twice(body: &[u8]) -> Vec<u8> {
+    let count = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v["data"]["count"].as_u64());
+    let (Some(count), Some(at)) = (count, find(body, b"\"data\":{")) else {
+        return body.to_vec();
+    };
+    let at = at + b"\"data\":{".len();
+    let mut out = body[..at].to_vec();
+    out.extend_from_slice(format!("\"count\":\"{count}\",").as_bytes());
+    out.extend_from_slice(&body[at..]);
+    out
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// `body` coded with gzip.
+fn gzip(body: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    // Writing to a Vec cannot fail.
+    let _ = encoder.write_all(body);
+    encoder.finish().unwrap_or_default()
 }
 
 /// Before the body is read: the latency, the chaos, the framing and the
@@ -181,7 +238,7 @@ fn respond(
     delivery: Delivery,
     conn: &Arc<ConnState>,
     busy: Busy,
-    request: Option<(&str, &str)>,
+    request: Option<(&str, &str, bool)>,
 ) -> Response<MockBody> {
     let faults = &app.faults;
     let success = (200..300).contains(&reply.status);
@@ -195,8 +252,25 @@ fn respond(
     if success && faults.has(Fault::Success201) && reply.status == 200 {
         reply.status = 201;
     }
-    if let Some((method, target)) = request {
+    let refunds = request.is_some_and(|(_, target, _)| {
+        target
+            .split('?')
+            .next()
+            .is_some_and(|p| p.ends_with("/refunds"))
+    });
+    if success && refunds && faults.has(Fault::RefundsTextPlain) {
+        reply.content_type = "text/plain; charset=utf-8";
+    }
+    if success && refunds && faults.has(Fault::DuplicateCount) {
+        reply.body = count_twice(&reply.body);
+    }
+    let mut coded = false;
+    if let Some((method, target, gzip_it)) = request {
         app.record(method, target, &reply);
+        if gzip_it && !reply.body.is_empty() {
+            reply.body = gzip(&reply.body);
+            coded = true;
+        }
     }
     let body = match delivery.mishap {
         Some(Mishap::Reset) => MockBody::cut(reply.body, Some(conn.clone()), Some(busy)),
@@ -216,6 +290,12 @@ fn respond(
             reply.content_type
         };
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if coded {
+        headers.insert(
+            hyper::header::CONTENT_ENCODING,
+            HeaderValue::from_static("gzip"),
+        );
+    }
     if app.legal.has(Legal::ExtraHeaders) {
         headers.insert("x-request-id", HeaderValue::from(app.next_request_id()));
         headers.insert("cache-control", HeaderValue::from_static("no-store"));
