@@ -19,9 +19,13 @@ pub fn rules() -> Vec<Rule> {
                 "| status | string | REPORT_STATUS_* name |",
                 "| finished_at | timestamp or null | |",
                 "| merchant_id | string | empty string when the export is of kind REPORT_KIND_BATCH |",
+                "a newly created export, with attempts at 1, started_at set and finished_at null",
+                "location of the produced file; empty until produced",
             ],
-            summary: "a new batch export has a REPORT_STATUS_* status, started_at a timestamp, finished_at null or not before started_at, merchant_id empty",
+            summary: "a new batch export has a REPORT_STATUS_* status, started_at a timestamp, finished_at null or not before started_at, merchant_id empty; whichever status a server chooses means what API.md says it means (REPORT_STATUS_SEEDED: attempts 1, started_at set, finished_at null), and storage_key is empty until the file is produced",
             faults: &[
+                Fault::ExportSeededFinished,
+                Fault::ExportStorageKeyEarly,
                 Fault::ExportFinishedEarly,
                 Fault::ShortBatchToken,
                 Fault::EmptyStringNull,
@@ -100,6 +104,11 @@ fn seeded(c: &Check<'_>) -> Outcome {
         export["merchant_id"] == "",
         "\"\" for REPORT_KIND_BATCH",
     );
+    // The room is the choice of status, not the meaning of one: a server
+    // that says REPORT_STATUS_SEEDED must mean it, and no status makes a
+    // file produced before it is.
+    let broken = crate::model::invariants::export(export);
+    judge.check(broken.is_none(), || c.fail(e, broken.unwrap_or_default()));
     judge.outcome()
 }
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::paging::{due, judge_walk, offset_case, walk};
 use super::support::Judge;
-use super::values::{candidates, matched, pairs, several};
+use super::values::{by_size, candidates, matched, pairs};
 use super::{Check, Failure, Level, Outcome, Rule};
 use crate::contract::{Many, OpId, Paging, Role, names};
 use crate::model::expect::{Given, Order, query_text};
@@ -95,7 +95,7 @@ const RULES: &[Rule] = &[
             "| merchant identifiers | comma-separated list of am_ identifiers |",
             "Query filters (purpose only; each accepts one or more values):",
         ],
-        summary: "a filter given several values keeps the rows of every one of them (values chosen so that all of them, only some, and a comma-separated list read as one value answer apart)",
+        summary: "a filter given two, three and all of its candidate values (comma-separated or repeated, as the contract says) keeps the rows of every one of them (values chosen so that all of them, only the first, only the first two, and the list read as one value or split once answer apart)",
         faults: &[
             Fault::MerchantIdsFirstOnly,
             Fault::KeyNamesNotSplit,
@@ -240,10 +240,10 @@ fn multi_value(c: &Check<'_>) -> Outcome {
             &format!("several {}", list.source.label),
         );
         for param in list.source.op.filters() {
-            if param.filter().is_some_and(|f| f.many != Many::One)
-                && let Some(values) = several(list, param, &mut pick)
-            {
-                cases.push((list, vec![Given { param, values }]));
+            if param.filter().is_some_and(|f| f.many != Many::One) {
+                for values in by_size(list, param, &mut pick) {
+                    cases.push((list, vec![Given { param, values }]));
+                }
             }
         }
     }

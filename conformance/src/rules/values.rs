@@ -166,6 +166,65 @@ pub fn several(list: &ListModel, param: &'static Param, pick: &mut Picker) -> Op
     None
 }
 
+/// Most values a multi-value filter is given at once ("all").
+const MOST_VALUES: usize = 6;
+
+/// Value sets of a multi-value filter by size: two, three and all the
+/// candidates that each keep rows the others do not (up to
+/// [`MOST_VALUES`]). Each value adds rows, so a server that honours only
+/// the first value, only the first two, or reads the whole list as one
+/// value (or splits it once, at the first comma) gives another answer
+/// than one that honours them all.
+pub fn by_size(list: &ListModel, param: &'static Param, pick: &mut Picker) -> Vec<Vec<String>> {
+    let Some(pair) = several(list, param, pick) else {
+        return Vec::new();
+    };
+    let comma = param
+        .filter()
+        .is_some_and(|f| f.many == crate::contract::Many::Comma);
+    let count = |values: &[String]| {
+        matched(
+            list,
+            &[Given {
+                param,
+                values: values.to_vec(),
+            }],
+        )
+    };
+    let mut set = pair.clone();
+    let mut kept = count(&set);
+    for v in ranked(list, param, pick, true) {
+        if set.len() >= MOST_VALUES {
+            break;
+        }
+        if set.contains(&v) || (comma && v.contains(',')) {
+            continue;
+        }
+        let mut grown = set.clone();
+        grown.push(v);
+        let n = count(&grown);
+        // The whole tail as one value, or split once at the first comma,
+        // keeps fewer rows than every value does.
+        let tail_as_one = comma && {
+            let mut once = vec![grown[0].clone(), grown[1..].join(",")];
+            once.dedup();
+            count(&once) == n
+        };
+        if n > kept && !tail_as_one {
+            set = grown;
+            kept = n;
+        }
+    }
+    let mut out = vec![pair];
+    if set.len() >= 3 {
+        out.push(set[..3].to_vec());
+    }
+    if set.len() > 3 {
+        out.push(set);
+    }
+    out
+}
+
 /// Values for two filters given together: the pair whose rows together
 /// are some, and fewer than either filter keeps alone (both filters must
 /// count); when the data has no such pair, that pair and one whose rows

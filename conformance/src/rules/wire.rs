@@ -99,6 +99,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ExportFinished,
                 Fault::ExportFinishedEarly,
                 Fault::EmptyStringNull,
+                Fault::ExportSeededFinished,
             ],
             check: export_seeded,
             observe: None,

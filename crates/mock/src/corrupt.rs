@@ -116,6 +116,20 @@ const EDITS: &[(Fault, Part, Edit)] = &[
             export["status"] = json!("REPORT_STATUS_SUCCEEDED");
         }
     }),
+    (Fault::ExportSeededFinished, Part::Data, |data| {
+        if let Some(export) = data.get_mut("report_export") {
+            export["status"] = json!("REPORT_STATUS_SEEDED");
+            export["attempts"] = json!(0);
+            let started = export["started_at"].clone();
+            export["finished_at"] = started;
+        }
+    }),
+    (Fault::ExportStorageKeyEarly, Part::Data, |data| {
+        if let Some(export) = data.get_mut("report_export") {
+            let token = export["token"].as_str().unwrap_or("rpt_").to_owned();
+            export["storage_key"] = json!(format!("reports/{token}.csv"));
+        }
+    }),
     (Fault::DatetimeAliasDates, Part::Data, |data| {
         if data.get("alias_type").is_some() {
             for key in [

@@ -149,6 +149,9 @@ legal! {
     LimitZeroEmpty = "limit-zero-empty" in "limit-zero":
         "an offset list asked for limit 0 answers an empty page";
         allowed by "API.md Access keys: page size \"0 to 100\" (what 0 means is shown only for the cursor lists: \"0 means the default\")",
+    ExportProduced = "export-produced" in "export-status":
+        "a new report export is produced at once: REPORT_STATUS_SUCCEEDED, finished_at set, storage_key the file's";
+        allowed by "API.md Report export status: \"Other values and transitions: not shown.\"; ReportExport: storage_key \"empty until produced\"",
     CodedBodies = "coded-bodies" in "compression":
         "every body is gzip-coded unless the request's Accept-Encoding rules gzip out (a request that names no coding gets gzip too)";
         allowed by "RFC 9110 section 12.5.3: \"If no Accept-Encoding header field is in the request, any content coding is considered acceptable by the user agent.\" (API.md does not show content coding)",
@@ -159,6 +162,7 @@ legal! {
 const EXCLUSIVE: &[(Legal, Legal)] = &[
     (Legal::Created201, Legal::Export202),
     (Legal::CursorEndEmpty, Legal::CursorEndZero),
+    (Legal::ExportPending, Legal::ExportProduced),
 ];
 
 impl Legal {

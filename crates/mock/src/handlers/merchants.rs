@@ -32,7 +32,18 @@ impl App {
         } else {
             ids
         };
-        let exact = self.name_values(q.list("names")?);
+        let listed = if self.faults.has(Fault::MerchantNamesSplitOnce) {
+            // Split once, at the first comma: "a,b,c" is "a" and "b,c".
+            q.one("names")?
+                .map(|v| match v.split_once(',') {
+                    Some((first, rest)) => vec![first.to_owned(), rest.to_owned()],
+                    None => vec![v.to_owned()],
+                })
+                .unwrap_or_default()
+        } else {
+            q.list("names")?
+        };
+        let exact = self.name_values(listed);
         let names = self.fragments(exact.clone());
         let exact = self.legal.has(Legal::MerchantNamesExact).then_some(exact);
         let d = &self.data;

@@ -214,6 +214,8 @@ impl App {
         let (batch, kind, merchant_id) = self.export_request(body)?;
         let data = &self.data;
         let pending = self.legal.has(Legal::ExportPending);
+        // Produced at once: a synchronous server's new export.
+        let produced = self.legal.has(Legal::ExportProduced);
         let export = self.state.add_export(|number| {
             let now = jiff::Timestamp::now();
             let mut rng = Rng::new(data.seed, "export", number);
@@ -226,18 +228,24 @@ impl App {
                 settlement_batch_id: data.batch_token(batch),
                 merchant_id: merchant_id.map(|m| m.into_string()).unwrap_or_default(),
                 kind,
-                status: if pending {
+                status: if produced {
+                    ReportStatus::Succeeded
+                } else if pending {
                     ReportStatus::Pending
                 } else {
                     ReportStatus::Seeded
                 },
                 attempts: if pending { 0 } else { 1 },
                 error_message: String::new(),
-                storage_key: String::new(),
+                storage_key: if produced {
+                    format!("reports/rpt_{number}.csv")
+                } else {
+                    String::new()
+                },
                 record_count: StringCount(0),
                 file_size: StringCount(0),
                 started_at: now,
-                finished_at: None,
+                finished_at: produced.then_some(now),
                 created_at: now,
                 updated_at: now,
                 partner_id: PartnerId::clone(&data.partner_id),
