@@ -151,6 +151,11 @@ pub const STATEMENTS: &[Statement] = &[
         &["body.json", "auth.missing-key"],
     ),
     by(
+        "Conventions 2",
+        "a response is JSON as HTTP says what a body is: labelled with a JSON media type (RFC 9110 section 8.3), one meaning for every member (RFC 8259 section 4: no member named twice with values that differ)",
+        &["body.media-type", "body.one-meaning"],
+    ),
+    by(
         "Conventions 3; Versioning 1",
         "success body {api_version: v1, data: object}",
         &["envelope.success"],
