@@ -16,6 +16,10 @@ pub enum Format {
     Json,
     /// JUnit XML: one test case per rule.
     Junit,
+    /// A Markdown summary for people in CI (a step summary, a pull-request
+    /// comment): the verdict, the totals, each failure with the sentence it
+    /// rests on and its replay.
+    Markdown,
 }
 
 /// Requests in flight at once by default, near the server: few enough to
@@ -123,11 +127,11 @@ pub struct Args {
     pub cases: u32,
     /// Random sequences of operations `explore.sequences` runs against the
     /// model (drawn from --seed; more find rarer interleavings).
-    #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub sequences: u32,
     /// Commands per random sequence at most (a failing one is shrunk to
     /// the shortest that still fails).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1_000))]
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=1_000))]
     pub steps: u32,
     /// Seed of the generated cases: the same seed makes the same run. A
     /// random one is drawn, and printed, when omitted.

@@ -231,6 +231,7 @@ pub fn report_refused(argv: &[String], why: &str, stdout: &mut dyn Write) {
     let format = match value("--format").as_deref() {
         Some("json") => Format::Json,
         Some("junit") => Format::Junit,
+        Some("markdown") => Format::Markdown,
         _ => return,
     };
     let target = value("--base-url").map_or_else(

@@ -207,8 +207,8 @@ pub fn command(writes: bool) -> BoxedStrategy<Command> {
     // A rotation aimed at no key is as telling as one aimed at the key:
     // what it must leave alone is everything.
     let rotate_target = prop_oneof![
-        2 => (0u8..8).prop_map(Target::Known),
-        2 => any::<u16>().prop_map(Target::Unknown),
+        1 => (0u8..8).prop_map(Target::Known),
+        3 => any::<u16>().prop_map(Target::Unknown),
         1 => (0u8..8).prop_map(Target::Other),
     ];
     let rotate =
@@ -223,7 +223,7 @@ pub fn command(writes: bool) -> BoxedStrategy<Command> {
             merchant,
             cred,
         });
-    prop_oneof![10 => read, 3 => rotate, 1 => export].boxed()
+    prop_oneof![8 => read, 4 => rotate, 1 => export].boxed()
 }
 
 /// A sequence of one to `steps` commands.

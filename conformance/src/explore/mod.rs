@@ -23,7 +23,7 @@ pub mod command;
 mod machine;
 mod script;
 
-use std::sync::{Mutex, PoisonError, RwLock};
+use std::sync::{PoisonError, RwLock};
 
 use serde_json::Value;
 
@@ -40,23 +40,59 @@ use crate::rules::{Check, Failure, Outcome};
 /// The family of the rules that explore (`explore.*`).
 pub const FAMILY: &str = "explore.";
 
-/// Known-key rotations a run makes at most: each is a real change of the
-/// key the user allowed to rotate, and each is followed by a sweep.
-const ROTATIONS: usize = 2;
-/// Report exports a run creates at most: each is a job on the server.
-const EXPORTS: usize = 3;
+/// Writes a sequence makes at most: each is two round trips (the write,
+/// its frame) and may be a change a staging keeps.
+const WRITES: usize = 2;
+/// Rotations of the allowed key a sequence makes at most: each is a real
+/// change of the key the user allowed to rotate, followed by a sweep.
+const ROTATIONS: usize = 1;
+/// Report exports a sequence creates at most: each is a job on the server.
+const EXPORTS: usize = 1;
 /// Attempts at a write that must change nothing, while its answers are
 /// lost.
 const UNCHANGING_ATTEMPTS: usize = 4;
 /// Retired secrets of each key a sweep tries (the newest).
 const SWEEP_RETIRED: usize = 2;
 
-/// The writes a run has made, against its budget.
+/// The writes a sequence has made, against its budget. A budget of each
+/// sequence's own, not of the run: which writes are sent depends on the
+/// sequence alone, never on which sequence got there first, so a run's
+/// requests (and every count the report shows) are the same whatever
+/// `--jobs`.
 #[derive(Debug, Default)]
 struct Budget {
     writes: usize,
     rotations: usize,
     exports: usize,
+}
+
+impl Budget {
+    /// Whether the budget allows `command`, spending it if so.
+    fn spend(&mut self, command: &Command) -> bool {
+        if self.writes >= WRITES {
+            return false;
+        }
+        let (used, max) = match command {
+            Command::Rotate {
+                target: Target::Known(_),
+                cred: Cred::Configured,
+            } => (&mut self.rotations, ROTATIONS),
+            Command::Export {
+                cred: Cred::Configured,
+                ..
+            } => (&mut self.exports, EXPORTS),
+            _ => {
+                self.writes += 1;
+                return true;
+            }
+        };
+        if *used >= max {
+            return false;
+        }
+        *used += 1;
+        self.writes += 1;
+        true
+    }
 }
 
 /// The values the model knows, by kind.
@@ -166,7 +202,6 @@ pub struct Explorer<'a> {
     check: Check<'a>,
     known: Known,
     machine: RwLock<Machine>,
-    budget: Mutex<Budget>,
     writes: bool,
 }
 
@@ -208,7 +243,6 @@ impl<'a> Explorer<'a> {
             check,
             known: Known::of(ctx),
             machine: RwLock::new(machine),
-            budget: Mutex::new(Budget::default()),
             writes: ctx.options.allow_writes,
         })
     }
@@ -351,9 +385,10 @@ impl<'a> Explorer<'a> {
 
     fn run_urgently(&self, commands: &[Command]) -> Result<(), Failure> {
         let mut script = Script::new(self.check, commands.len());
+        let mut budget = Budget::default();
         for (i, command) in commands.iter().enumerate() {
             let result = if command.is_write() {
-                self.write(command, &mut script)
+                self.write(command, &mut script, &mut budget)
             } else {
                 self.read(command, &mut script)
             };
@@ -542,9 +577,14 @@ impl<'a> Explorer<'a> {
     /// beside the reads and writes of other sequences (when one does
     /// change something, another's frame may see it too: the failure
     /// reported is one that fails again alone, `Check::property_n`).
-    fn write(&self, command: &Command, script: &mut Script<'_>) -> Result<(), Failure> {
-        if !self.spend(command) {
-            script.skipped(command, "the run's budget of such writes is spent");
+    fn write(
+        &self,
+        command: &Command,
+        script: &mut Script<'_>,
+        budget: &mut Budget,
+    ) -> Result<(), Failure> {
+        if !budget.spend(command) {
+            script.skipped(command, "the sequence's budget of such writes is spent");
             return Ok(());
         }
         if let Command::Rotate {
@@ -564,40 +604,6 @@ impl<'a> Explorer<'a> {
             self.resync(&mut machine);
         }
         result
-    }
-
-    /// Whether the run's budget of real changes allows `command`: a
-    /// rotation of the allowed key, an export with the configured key.
-    fn spend(&self, command: &Command) -> bool {
-        let mut budget = self.budget.lock().unwrap_or_else(PoisonError::into_inner);
-        let Budget {
-            writes,
-            rotations,
-            exports,
-        } = &mut *budget;
-        // Each write is a change a staging may keep (a job) and two
-        // round trips (the write, its frame): two per sequence on
-        // average; more sequences, more writes.
-        if *writes >= 2 * self.check.ctx.options.sequences as usize {
-            return false;
-        }
-        *writes += 1;
-        if command.cred() != Cred::Configured {
-            return true;
-        }
-        let (used, max) = match command {
-            Command::Rotate {
-                target: Target::Known(_),
-                ..
-            } => (rotations, ROTATIONS),
-            Command::Rotate { .. } | Command::Read { .. } => return true,
-            Command::Export { .. } => (exports, EXPORTS),
-        };
-        if *used >= max {
-            return false;
-        }
-        *used += 1;
-        true
     }
 
     /// A rotation of the key the user allowed to rotate, with the
@@ -640,11 +646,12 @@ impl<'a> Explorer<'a> {
         c.ctx.http.learn_secret(new);
         let before_opens = machine.keys[k].opens.clone();
         machine.rotated(k, new.to_owned());
-        if let Err(failure) = self.frame(machine, &rotation.answer) {
+        let answer = &rotation.answer;
+        let swept = self.sweep(machine, Some((k, before_opens)), answer, Some(answer));
+        if swept.is_err() {
             self.resync(machine);
-            return Err(failure);
         }
-        self.sweep(machine, Some((k, before_opens)), &rotation.answer)
+        swept
     }
 
     /// A write that must change nothing the machine holds: a rotation of
@@ -776,18 +783,24 @@ impl<'a> Explorer<'a> {
     /// effect changed.
     fn frame(&self, machine: &Machine, write: &Exchange) -> Result<(), Failure> {
         let c = &self.check;
-        let http = &c.ctx.http;
+        let answers = c.map(&frame_reads(), |r| urgent(|| c.send(r.clone())));
+        self.judge_frame(machine, write, &answers)
+    }
+
+    /// The frame's verdict on the answers to [`frame_reads`].
+    fn judge_frame(
+        &self,
+        machine: &Machine,
+        write: &Exchange,
+        answers: &[Exchange],
+    ) -> Result<(), Failure> {
+        let c = &self.check;
         let what = format!(
             "after {} {}",
             write.request.method,
             c.shown_input(&write.url)
         );
-        let reads = [
-            Request::to(OpId::Keys).q(names::LIMIT, 100),
-            Request::to(OpId::Aggregator),
-        ];
-        let answers = c.map(&reads, |r| urgent(|| http.send(r.clone())));
-        for (op, e) in [OpId::Keys, OpId::Aggregator].into_iter().zip(&answers) {
+        for (op, e) in [OpId::Keys, OpId::Aggregator].into_iter().zip(answers) {
             if e.transient.is_some() {
                 continue;
             }
@@ -814,11 +827,14 @@ impl<'a> Explorer<'a> {
     /// Every read with every secret the machine knows: learns what each
     /// opens, and holds the server to what API.md fixes. With `rotated`,
     /// the key rotated and what its secret opened before.
+    /// With `framed`, the frame of that write is read in the same wave
+    /// (a far server: one round trip for both).
     fn sweep(
         &self,
         machine: &mut Machine,
         rotated: Option<(usize, Opens)>,
         after: &Exchange,
+        framed: Option<&Exchange>,
     ) -> Result<(), Failure> {
         let c = &self.check;
         // The first sweep tries every secret; one after a rotation, the
@@ -856,7 +872,15 @@ impl<'a> Explorer<'a> {
                 ));
             }
         }
-        let answers = c.map(&cases, |(_, _, r)| urgent(|| c.send(r.clone())));
+        let mut requests: Vec<Request> = cases.iter().map(|(_, _, r)| r.clone()).collect();
+        if framed.is_some() {
+            requests.extend(frame_reads());
+        }
+        let mut answers = c.map(&requests, |r| urgent(|| c.send(r.clone())));
+        let frame_answers = answers.split_off(cases.len());
+        if let Some(write) = framed {
+            self.judge_frame(machine, write, &frame_answers)?;
+        }
         let mut learned: std::collections::BTreeMap<Of, (Opens, Vec<&Exchange>)> =
             Default::default();
         for ((of, op, _), e) in cases.iter().zip(&answers) {
@@ -956,6 +980,15 @@ impl<'a> Explorer<'a> {
     }
 }
 
+/// What a frame reads back after a write: the key list (every key on one
+/// page) and the aggregator record, with the configured key.
+fn frame_reads() -> [Request; 2] {
+    [
+        Request::to(OpId::Keys).q(names::LIMIT, 100),
+        Request::to(OpId::Aggregator),
+    ]
+}
+
 /// A 2xx for `value` answers for it: a record read names it, a lookup by
 /// IBAN answers that IBAN.
 fn answers_for(c: &Check<'_>, op: OpId, value: &str, e: &Exchange) -> Result<(), Failure> {
@@ -1050,7 +1083,7 @@ fn explore(c: &Check<'_>) -> Outcome {
             .unwrap_or_else(PoisonError::into_inner);
         let first = c.ctx.first(OpId::Keys).cloned();
         let anchor = first.unwrap_or_else(|| c.send(Request::to(OpId::Keys)));
-        if let Err(mut failure) = explorer.sweep(&mut machine, None, &anchor) {
+        if let Err(mut failure) = explorer.sweep(&mut machine, None, &anchor, None) {
             failure.message = format!(
                 "before any sequence, trying every read with every secret: {}",
                 failure.message

@@ -1,10 +1,11 @@
-//! One event stream, three reporters. Every text a reporter prints was
+//! One event stream, four reporters. Every text a reporter prints was
 //! formatted once, when the failure was made (secrets redacted, control
 //! characters escaped): reporters only lay it out.
 
 mod human;
 mod json;
 mod junit;
+mod markdown;
 #[cfg(test)]
 mod tests;
 
@@ -221,5 +222,6 @@ pub fn for_format<'w>(format: Format, out: Box<dyn Write + 'w>) -> Box<dyn Repor
         Format::Human => Box::new(human::Human::new(out)),
         Format::Json => Box::new(json::Json::new(out)),
         Format::Junit => Box::new(junit::Junit::new(out)),
+        Format::Markdown => Box::new(markdown::Markdown::new(out)),
     }
 }

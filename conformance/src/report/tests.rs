@@ -196,6 +196,11 @@ fn junit() {
     insta::assert_snapshot!(render(Format::Junit));
 }
 
+#[test]
+fn markdown() {
+    insta::assert_snapshot!(render(Format::Markdown));
+}
+
 /// A run that could not be made, in each format that automation reads.
 fn render_unusable(format: Format) -> String {
     let mut out = Vec::new();
@@ -222,6 +227,11 @@ fn unusable_json() {
 #[test]
 fn unusable_junit() {
     insta::assert_snapshot!(render_unusable(Format::Junit));
+}
+
+#[test]
+fn unusable_markdown() {
+    insta::assert_snapshot!(render_unusable(Format::Markdown));
 }
 
 #[test]

@@ -31,9 +31,9 @@ fn observations_fail_the_run_only_when_strict() {
     assert_eq!(code, EXIT_FAILED);
     assert_eq!(report["summary"]["required_failed"], 1);
     // …and an observation alone does not.
-    let server = MockServer::start(MockConfig::new().fault(Fault::ContentTypeText)).unwrap();
+    let server = MockServer::start(MockConfig::new().fault(Fault::NegativeLimitAccepted)).unwrap();
     let (code, report) = json_run(&server, &[]);
-    assert_eq!(status_of(&report, "wire.content-type-json"), "failed");
+    assert_eq!(status_of(&report, "wire.limit-validation"), "failed");
     assert_eq!(code, EXIT_OK);
     assert_eq!(report["summary"]["observations_failed"], 1);
     let (strict, _) = json_run(&server, &["--strict"]);
