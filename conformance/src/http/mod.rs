@@ -113,6 +113,21 @@ pub enum Auth {
     Spelled(&'static str),
 }
 
+impl Auth {
+    /// How the request carries its key, without the key: what orders two
+    /// requests of one URL.
+    fn kind(&self) -> String {
+        match self {
+            Auth::Key => "key".to_owned(),
+            Auth::Missing => "missing".to_owned(),
+            Auth::Secret(_) => "secret".to_owned(),
+            Auth::Probe(v) => format!("probe {v}"),
+            Auth::Elsewhere(place) => format!("elsewhere {place:?}"),
+            Auth::Spelled(name) => format!("spelled {name}"),
+        }
+    }
+}
+
 /// Where a key may be offered besides the key header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
@@ -369,8 +384,14 @@ impl Log {
         };
         let entry = &mut self.violations[at];
         entry.total += 1;
-        let key = |(m, e): &(String, Exchange)| (e.url.clone(), m.clone());
-        let here = (exchange.url.clone(), message.clone());
+        // By URL, message, then how the request carried its key (two
+        // rules may send one URL with two headers): never by arrival.
+        let key = |(m, e): &(String, Exchange)| (e.url.clone(), m.clone(), e.request.auth.kind());
+        let here = (
+            exchange.url.clone(),
+            message.clone(),
+            exchange.request.auth.kind(),
+        );
         let at = entry.kept.partition_point(|k| key(k) < here);
         if at < KEEP {
             entry.kept.insert(at, (message, exchange.clone()));
