@@ -44,7 +44,7 @@ pub fn decode(content_encoding: Option<&str>, body: Vec<u8>, max: u64) -> Result
 fn read(decoder: impl Read, max: u64, coding: &str) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     decoder
-        .take(max + 1)
+        .take(max.saturating_add(1))
         .read_to_end(&mut out)
         .map_err(|e| format!("the body is not valid {coding}: {e}"))?;
     if out.len() as u64 > max {

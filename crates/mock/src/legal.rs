@@ -154,7 +154,7 @@ legal! {
         allowed by "API.md Report export status: \"Other values and transitions: not shown.\"; ReportExport: storage_key \"empty until produced\"",
     CodedBodies = "coded-bodies" in "compression":
         "every body is gzip-coded unless the request's Accept-Encoding rules gzip out (a request that names no coding gets gzip too)";
-        allowed by "RFC 9110 section 12.5.3: \"If no Accept-Encoding header field is in the request, any content coding is considered acceptable by the user agent.\" (API.md does not show content coding)",
+        allowed by "API.md Conventions 4: \"Responses carry the headers Content-Length and Date.\" (content coding is not shown); RFC 9110 section 12.5.3: \"If no Accept-Encoding header field is in the request, any content coding is considered acceptable by the user agent.\"",
 }
 
 /// Pairs of choices that are two readings of one point: no server makes

@@ -56,7 +56,7 @@ impl App {
                     .keys()
                     .into_iter()
                     .filter_map(|k| k.access_key_id().cloned())
-                    .last();
+                    .next_back();
                 match last.and_then(|id| self.state.rotate(&self.data, &id, &self.faults)) {
                     Some(key) => reply::ok(&key),
                     None => reply::not_found(),

@@ -203,15 +203,19 @@ fn probe(api: &Api) -> Vec<String> {
                 .unwrap_or("-")
                 .to_owned()
         };
+        let coding = header("content-encoding");
         let heads = format!(
-            "{} {} {} {}",
+            "{} {} {} {} {coding}",
             header("content-type"),
             header("connection"),
             header("cache-control"),
             header("x-request-id") != "-"
         );
         let status = response.status().as_u16();
-        let text = response.body_mut().read_to_string().unwrap();
+        let bytes = response.body_mut().read_to_vec().unwrap();
+        let coding = (coding != "-").then_some(coding.as_str());
+        let bytes = aggpay_internal::coding::decode(coding, bytes, u64::MAX).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
         let body = if method == "POST" {
             let v: Value = serde_json::from_str(&text).unwrap();
             let e = &v["data"]["report_export"];

@@ -93,7 +93,12 @@ impl Api {
         let content_type = header("content-type");
         let date = header("date").is_some();
         let connection = header("connection");
-        let text = response.body_mut().read_to_string().unwrap();
+        // A legal choice may code the body (coded-bodies): read as a
+        // client that takes any coding must.
+        let coding = header("content-encoding");
+        let bytes = response.body_mut().read_to_vec().unwrap();
+        let bytes = aggpay_internal::coding::decode(coding.as_deref(), bytes, u64::MAX).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
         let body = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("status {status}: body is not JSON ({e}): {text}"));
         Answer {
