@@ -41,7 +41,8 @@ pub fn read(body: &[u8]) -> Result<(Value, Vec<Duplicate>), serde_json::Error> {
     let duplicates = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_slice(body);
     let value = Reader {
-        path: String::new(),
+        at: Step::Top,
+        parent: None,
         duplicates: &duplicates,
     }
     .deserialize(&mut de)?;
@@ -49,18 +50,46 @@ pub fn read(body: &[u8]) -> Result<(Value, Vec<Duplicate>), serde_json::Error> {
     Ok((value, duplicates.into_inner()))
 }
 
-/// Reads one value at `path`, noting duplicates.
-struct Reader<'a> {
-    path: String,
-    duplicates: &'a RefCell<Vec<Duplicate>>,
+/// Where a value sits: a member of its parent's object, or an element of
+/// its parent's array. Held on the stack, parent to child: the path is
+/// written out only for a duplicate (a string per member of every body
+/// would cost more than the parse).
+#[derive(Clone, Copy)]
+enum Step<'p> {
+    Top,
+    Key(&'p str),
+    Index(usize),
+}
+
+/// Reads one value, noting duplicates.
+struct Reader<'p> {
+    at: Step<'p>,
+    parent: Option<&'p Reader<'p>>,
+    duplicates: &'p RefCell<Vec<Duplicate>>,
 }
 
 impl Reader<'_> {
-    fn at(&self, path: String) -> Self {
-        Reader {
-            path,
-            duplicates: self.duplicates,
+    /// The path of this value (`data.keys[0].secret`).
+    fn path(&self) -> String {
+        let mut steps = Vec::new();
+        let mut at = Some(self);
+        while let Some(r) = at {
+            steps.push(r.at);
+            at = r.parent;
         }
+        let mut out = String::new();
+        for step in steps.into_iter().rev() {
+            match step {
+                Step::Top => {}
+                Step::Key(k) if out.is_empty() => out.push_str(k),
+                Step::Key(k) => {
+                    out.push('.');
+                    out.push_str(k);
+                }
+                Step::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
     }
 }
 
@@ -109,10 +138,16 @@ impl<'de> Visitor<'de> for Reader<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) =
-            seq.next_element_seed(self.at(format!("{}[{}]", self.path, items.len())))?
-        {
-            items.push(item);
+        loop {
+            let child = Reader {
+                at: Step::Index(items.len()),
+                parent: Some(&self),
+                duplicates: self.duplicates,
+            };
+            match seq.next_element_seed(child)? {
+                Some(item) => items.push(item),
+                None => break,
+            }
         }
         Ok(Value::Array(items))
     }
@@ -120,13 +155,20 @@ impl<'de> Visitor<'de> for Reader<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let path = if self.path.is_empty() {
-                key.clone()
-            } else {
-                format!("{}.{key}", self.path)
+            let child = Reader {
+                at: Step::Key(&key),
+                parent: Some(&self),
+                duplicates: self.duplicates,
             };
-            let value = map.next_value_seed(self.at(path.clone()))?;
-            if let Some(earlier) = out.insert(key, value.clone()) {
+            let value = map.next_value_seed(child)?;
+            if out.contains_key(&key) {
+                let path = Reader {
+                    at: Step::Key(&key),
+                    parent: Some(&self),
+                    duplicates: self.duplicates,
+                }
+                .path();
+                let earlier = out.insert(key, value.clone()).unwrap_or(Value::Null);
                 let mut duplicates = self.duplicates.borrow_mut();
                 match duplicates.iter_mut().find(|d| d.path == path) {
                     Some(d) => d.values.push(value),
@@ -135,6 +177,8 @@ impl<'de> Visitor<'de> for Reader<'_> {
                         values: vec![earlier, value],
                     }),
                 }
+            } else {
+                out.insert(key, value);
             }
         }
         Ok(Value::Object(out))
