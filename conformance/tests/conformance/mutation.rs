@@ -43,6 +43,14 @@ fn claimed() -> BTreeMap<&'static str, BTreeSet<String>> {
 /// through chaos, where runs mostly wait out backoff): each fault's exit
 /// code and failed rules.
 fn every_fault(chaos: Option<&str>) -> Vec<(Fault, u8, BTreeSet<String>)> {
+    // An exploring rule may catch, by chance, a fault it does not name, and
+    // that is left out of the comparison (`named_or_fixed`): against such a
+    // fault its run would check nothing, so it is skipped there.
+    let explored: BTreeSet<Fault> = catalogue()
+        .iter()
+        .filter(|r| r.id.starts_with("explore."))
+        .flat_map(|r| r.faults.iter().copied())
+        .collect();
     // Measured on 2 cores: through chaos, 4 runs per core of 4 requests
     // in flight each took 43 s, 1 per core of 16 took 76 s.
     let per_core = if chaos.is_some() { 4 } else { 1 };
@@ -56,6 +64,9 @@ fn every_fault(chaos: Option<&str>) -> Vec<(Fault, u8, BTreeSet<String>)> {
         }
         let server = MockServer::start(config).unwrap();
         let mut args = vec!["--strict"];
+        if !explored.contains(fault) {
+            args.extend(["--skip", "explore.*"]);
+        }
         // Through chaos a run mostly waits out backoff: a few more
         // requests in flight overlap the waits.
         args.extend(if chaos.is_some() {
