@@ -131,7 +131,7 @@ pub const ROOMS: &[Room] = &[
             "`application/json`",
             "`application/json` with parameters such as `charset=utf-8`",
         ],
-        "only the observation `wire.content-type-json` reads it, and it takes any media type that begins `application/json`, parameters included",
+        "the media type is the room, not its meaning: a JSON body must be labelled with a JSON media type (`application/json` or a `+json` type, any parameters), or `body.media-type` fails it (RFC 9110 section 8.3: Content-Type is the representation's media type, so a JSON body labelled `text/plain` is text to a client that honours the label); a missing label and any type but `application/json` are the observation `wire.content-type-json`'s",
     ),
     room(
         "other-headers",
