@@ -9,8 +9,8 @@
 use std::fmt::Write as _;
 
 use crate::contract::{
-    ERRORS, Effect, Field, Kind, Many, Named, OPS, Op, Paging, Param, REFERENCES, ROOMS, Role,
-    Success,
+    ERRORS, Effect, Field, Kind, Many, Named, OPS, Op, OpId, Paging, Param, REFERENCES, ROOMS,
+    Role, Success,
 };
 use crate::rules::{Level, Rule};
 
@@ -98,7 +98,7 @@ pub const STATEMENTS: &[Statement] = &[
     by(
         "Transaction",
         "refund_id is null for payment transactions",
-        &["fields.refund-id-null"],
+        &["fields.state-bound"],
     ),
     by(
         "Aggregator",
@@ -212,6 +212,7 @@ fn param_rules(op: &Op, p: &Param) -> Vec<&'static str> {
             vec!["cursor.default-limit", "cursor.max-limit"]
         }
         (Role::Limit { .. }, _) => vec!["offset.limit"],
+        (Role::Offset, _) if p.named == Named::Wire => vec!["offset.pages", "wire.paging-names"],
         (Role::Offset, _) => vec!["offset.pages"],
         (Role::Cursor, _) => vec!["cursor.walk", "cursor.end"],
         (Role::Direction, Some(Paging::Cursor)) => vec!["cursor.order"],
@@ -229,6 +230,11 @@ fn param_rules(op: &Op, p: &Param) -> Vec<&'static str> {
         (Role::Part { .. }, _) => vec!["filters.qrs"],
         (Role::RowKind, _) => vec!["cursor.only-settlement-txns"],
         (Role::Lookup(Some(_)), _) => vec!["lookups.match", "lookups.looked-up"],
+        (Role::Lookup(None), _) if op.id == OpId::TitleFetch => vec![
+            "lookups.alias-value-required",
+            "lookups.looked-up",
+            "lookups.owner",
+        ],
         (Role::Lookup(None), _) => vec!["lookups.alias-value-required", "lookups.looked-up"],
         (Role::Option, _) => vec![],
     };

@@ -53,6 +53,8 @@ const OFFSET_LIMIT: Param = param(
     },
 );
 const OFFSET: Param = param(names::OFFSET, Named::Wire, Value::Int, Role::Offset);
+/// The QR list's offset, which API.md names (`| offset | integer | ...`).
+const QR_OFFSET: Param = param(names::OFFSET, Named::Api, Value::Int, Role::Offset);
 /// Cursor lists: default 30, maximum 100, 0 means the default (Limits).
 const CURSOR_LIMIT: Param = param(
     names::LIMIT,
@@ -273,7 +275,7 @@ pub const OPS: &[Op] = &[
                 },
             ),
             OFFSET_LIMIT,
-            OFFSET,
+            QR_OFFSET,
         ],
         data: QR_LIST,
         list: Some(ListShape {

@@ -184,6 +184,15 @@ pub const ROOMS: &[Room] = &[
         "page sizes are learned from the server's answers: a list is read to its end by its own pagination before it is judged whole",
     ),
     room(
+        "paging-names",
+        "Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"; Refunds: \"the pagination parameters are not shown\"",
+        &[
+            "WIRE.md's `limit` and `offset`",
+            "other names (`page` and `page_size`, `skip`, ...), `limit` and `offset` not read at all",
+        ],
+        "a list whose page at offset n repeats its first page is asked at offset 1, at page size 1 and with `offset=x` and `limit=x`: a name the server refuses a bad value of, or answers differently for, is read and held to what API.md says (`offset.pages`, `offset.limit`); a name it does not read at all is reported by the observation `wire.paging-names`, and the rules that need it judge only that list's first page (the QR list's `offset`, which API.md names, is always read)",
+    ),
+    room(
         "page-max",
         "Limits: \"Maximum page size of the merchant, rail-merchant, QR, refund and webhook lists: not shown.\"",
         &["100", "any smaller maximum, the page clamped to it"],

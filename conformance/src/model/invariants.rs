@@ -42,6 +42,14 @@ pub fn export(record: &Value) -> Option<String> {
             }
         }
     }
+    // "merchant_id: empty string when the export is of kind
+    // REPORT_KIND_BATCH".
+    if record["kind"] == "REPORT_KIND_BATCH" && record["merchant_id"] != "" {
+        return Some(format!(
+            "report_export.merchant_id is {} for kind REPORT_KIND_BATCH: API.md says an empty string",
+            show(field("merchant_id"))
+        ));
+    }
     // "storage_key: location of the produced file; empty until produced":
     // a file is produced by a job that has finished.
     let storage = record["storage_key"].as_str().unwrap_or("");

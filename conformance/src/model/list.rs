@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::contract::{Op, Paging, names};
+use crate::contract::{Named, Op, Paging, Role, names};
 use crate::http::{Exchange, Http, Request, show};
 
 /// Rows asked per page when reading a model.
@@ -122,6 +122,25 @@ pub struct ListModel {
     pub pages: Vec<Exchange>,
     /// Why it is not (wholly) known, if so.
     pub unread: Option<Unread>,
+    /// Offset lists: the paging parameters the server evidently does not
+    /// read, when API.md gives their names by purpose only.
+    pub named_otherwise: Option<NamedOtherwise>,
+}
+
+/// Paging parameters of an offset list the server does not read under
+/// WIRE.md's names (`limit`, `offset`). API.md gives most offset lists'
+/// paging parameters by purpose only (Conventions 6: their wire names
+/// are not shown), so a server may name them otherwise; one that reads a
+/// name (refuses a bad value of it, or answers differently for another
+/// value) is held to what API.md says it does.
+#[derive(Debug, Clone)]
+pub struct NamedOtherwise {
+    /// The names not read.
+    pub names: Vec<&'static str>,
+    /// What showed it.
+    pub seen: String,
+    /// The page that repeated the first.
+    pub evidence: Box<Exchange>,
 }
 
 /// A page's rows and counts, if it is a success with rows.
@@ -205,7 +224,16 @@ impl ListModel {
             id_cursors: true,
             pages: Vec::new(),
             unread: None,
+            named_otherwise: None,
         }
+    }
+
+    /// Whether the server reads the paging parameter `name` of this list
+    /// (every list reads its parameters unless shown otherwise).
+    pub fn reads(&self, name: &str) -> bool {
+        self.named_otherwise
+            .as_ref()
+            .is_none_or(|n| !n.names.contains(&name))
     }
 
     /// Every row known, head, middle and tail, without repeats.
@@ -436,12 +464,28 @@ fn read_offset(http: &Http, source: Source) -> ListModel {
         offsets.push(o);
         let exchanges = http.pool().map(&offsets, |o| http.send(at(*o)));
         let mut ended = false;
-        for e in exchanges {
+        for (e, o) in exchanges.into_iter().zip(&offsets) {
             if ended {
                 model.pages.push(e);
                 continue;
             }
             match page_of(&e, &model.source) {
+                Ok(p) if *o == step && repeats_first(&p.rows, &model.head) => {
+                    if let Some(otherwise) = named_otherwise(http, &model, &e) {
+                        // Only the first page is known: every offset
+                        // answers it. It is not taken for the whole list
+                        // even when the count says so, as the count may
+                        // be the page's (API.md does not show its
+                        // meaning).
+                        model.head.truncate(step as usize);
+                        model.pages.push(e);
+                        model.len = model.count;
+                        model.named_otherwise = Some(otherwise);
+                        return model;
+                    }
+                    ended = p.rows.is_empty();
+                    model.head.extend(p.rows);
+                }
                 Ok(p) => {
                     ended = p.rows.is_empty();
                     model.head.extend(p.rows);
@@ -465,6 +509,75 @@ fn read_offset(http: &Http, source: Source) -> ListModel {
             return model;
         }
     }
+}
+
+/// Whether a page starts with the first page's first row.
+fn repeats_first(rows: &[Value], first: &[Value]) -> bool {
+    match (rows.first(), first.first()) {
+        (Some(a), Some(b)) => token_key(a) == token_key(b),
+        _ => false,
+    }
+}
+
+/// Asks whether the server reads `limit` and `offset` on a list whose
+/// page at offset `step` repeated its first page: the list at offset 1,
+/// at page size 1, and with a value of each that is not a number. A
+/// name is read when its value changes the answer or a bad value of it
+/// is refused; `None` when `offset` is read (the offset rules judge what
+/// it does), or when API.md shows the name `offset` for this list.
+fn named_otherwise(http: &Http, model: &ListModel, repeated: &Exchange) -> Option<NamedOtherwise> {
+    let shown = |role: fn(&Role) -> bool| {
+        model
+            .source
+            .op
+            .role(role)
+            .is_some_and(|p| p.named == Named::Api)
+    };
+    if shown(|r| *r == Role::Offset) {
+        return None;
+    }
+    let base = model.source.request();
+    let probes = [
+        base.clone().q(names::LIMIT, PAGE).q(names::OFFSET, 1),
+        base.clone().q(names::LIMIT, 1).q(names::OFFSET, 0),
+        base.clone().q(names::LIMIT, PAGE).q(names::OFFSET, "x"),
+        base.clone().q(names::LIMIT, "x").q(names::OFFSET, 0),
+    ];
+    let answers = http.pool().map(&probes, |r| http.send(r.clone()));
+    let [at_one, one, bad_offset, bad_limit] = &answers[..] else {
+        unreachable!("four probes, four answers")
+    };
+    let rows = |e: &Exchange| page_of(e, &model.source).ok().map(|p| p.rows);
+    let refused = |e: &Exchange| e.status() == Some(400);
+    let first = &model.head;
+    let offset_read = refused(bad_offset)
+        || rows(at_one).is_some_and(|r| first.len() > 1 && !repeats_first(&r, first));
+    if offset_read {
+        return None;
+    }
+    let limit_read = shown(|r| matches!(r, Role::Limit { .. }))
+        || refused(bad_limit)
+        || rows(one).is_some_and(|r| first.len() > 1 && r.len() != first.len());
+    let mut names = vec![names::OFFSET];
+    if !limit_read {
+        names.push(names::LIMIT);
+    }
+    Some(NamedOtherwise {
+        seen: format!(
+            "the page at offset {} repeats the first, offset 1 answers it too, offset=x is not refused{}",
+            first.len(),
+            if limit_read {
+                String::new()
+            } else {
+                format!(
+                    ", limit 1 answers {} rows and limit=x is not refused",
+                    rows(one).map_or(0, |r| r.len())
+                )
+            }
+        ),
+        names,
+        evidence: Box::new(repeated.clone()),
+    })
 }
 
 fn read_offset_windows(http: &Http, model: &mut ListModel, count: u64) {

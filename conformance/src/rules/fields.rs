@@ -40,14 +40,24 @@ pub fn rules() -> Vec<Rule> {
             observe: Some(enums),
         },
         Rule {
-            id: "fields.refund-id-null",
+            id: "fields.state-bound",
             level: Level::Required,
-            source: "API.md Transaction (refund_id: null for payment transactions)",
-            says: &["| refund_id | string or null | null for payment transactions |"],
-            summary: "payment transactions carry refund_id null",
-            faults: &[Fault::RefundIdOnPayments],
+            source: "API.md Transaction (refund_id: null for payment transactions); ReportExport (storage_key: empty until produced; merchant_id: empty string for REPORT_KIND_BATCH); Report export status (REPORT_STATUS_SEEDED: attempts at 1, started_at set, finished_at null)",
+            says: &[
+                "| refund_id | string or null | null for payment transactions |",
+                "| storage_key | string | location of the produced file; empty until produced |",
+                "| merchant_id | string | empty string when the export is of kind REPORT_KIND_BATCH |",
+                "Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null).",
+            ],
+            summary: "every state-bound statement of API.md holds on every record of every answer, in whatever state the server shows it: payment transactions carry refund_id null; an export's storage_key is empty until it is produced, its merchant_id empty for a batch export, and REPORT_STATUS_SEEDED means what API.md says it means",
+            faults: &[
+                Fault::RefundIdOnPayments,
+                Fault::ExportSeededFinished,
+                Fault::ExportStorageKeyEarly,
+                Fault::EmptyStringNull,
+            ],
             check: |c| from_log(c, true),
-            observe: Some(refund_id_null),
+            observe: Some(state_bound),
         },
         Rule {
             id: "fields.event-filter-json",
@@ -110,18 +120,10 @@ fn enums(e: &Exchange) -> Option<String> {
     )
 }
 
-fn refund_id_null(e: &Exchange) -> Option<String> {
-    first_of(
-        rows_of(e, "transactions", "transactions")
-            .filter(|t| t["transaction_type"] == "TT_PAYMENT" && !t["refund_id"].is_null())
-            .map(|t| {
-                format!(
-                    "payment transaction {} has refund_id {}",
-                    show(t.get("token")),
-                    show(t.get("refund_id"))
-                )
-            }),
-    )
+/// The model's invariants, on every answer: one home for each
+/// state-bound statement, which the random sequences hold too.
+fn state_bound(e: &Exchange) -> Option<String> {
+    crate::model::invariants::of_answer(e.op()?.id, e)
 }
 
 fn event_filter(e: &Exchange) -> Option<String> {

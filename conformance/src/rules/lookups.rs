@@ -34,6 +34,23 @@ pub fn rules() -> Vec<Rule> {
             observe: None,
         },
         Rule {
+            id: "lookups.owner",
+            level: Level::Required,
+            source: "API.md Lookups (account title metadata for a till-code alias); Alias (merchant_id: rail merchant; alias_value); AccountInfo (dba); RailMerchant (additional_details: dba)",
+            says: &[
+                "account title metadata for a till-code alias.",
+                "| merchant_id | string | rail merchant (mer_) |",
+            ],
+            summary: "a title fetch by the till code of a known alias answers for that alias: where its answer and the alias's rail merchant both give a dba (the merchant's trading name), they are the same",
+            faults: &[
+                Fault::TillOtherAlias,
+                Fault::TillAnyAccount,
+                Fault::RailMerchantWrongRecord,
+            ],
+            check: owner,
+            observe: None,
+        },
+        Rule {
             id: "lookups.alias-value-required",
             level: Level::Required,
             source: "API.md Lookups (alias value: must be provided when alias_type is supplied)",
@@ -203,6 +220,77 @@ fn alias_value_required(c: &Check<'_>) -> Outcome {
             None
         };
         judge.check(why.is_none(), || c.fail(&e, why.unwrap_or_default()));
+    }
+    judge.outcome()
+}
+
+/// The fields an account answer shares with the rail merchant that owns the
+/// alias looked up: a dba is a merchant's trading name, whichever record
+/// shows it. Only the dba: API.md gives the account's holder `name` its
+/// own meaning (a holder may trade under another name), and an account's
+/// `mcc` may be a bank's own classification.
+const OWNER_FIELDS: &[(&str, &[&str])] = &[("dba", &["additional_details", "dba"])];
+
+fn owner(c: &Check<'_>) -> Outcome {
+    let Some(alias) = c.ctx.data(OpId::Alias) else {
+        return Outcome::skipped(
+            c.ctx
+                .sample_or_why(OpId::Alias)
+                .err()
+                .unwrap_or_else(|| "no alias was read".into()),
+        );
+    };
+    let (kind, value, merchant) = (
+        text(alias, "alias_type"),
+        text(alias, "alias_value"),
+        text(alias, "merchant_id"),
+    );
+    if kind != "TILL_CODE" || value.is_empty() || merchant.is_empty() {
+        return Outcome::skipped(format!(
+            "the alias read is not a till code with a merchant (alias_type {kind:?})"
+        ));
+    }
+    let requests = [
+        Request::to(OpId::TitleFetch)
+            .q(names::ALIAS_TYPE, "TILL_CODE")
+            .q(names::ALIAS_VALUE, value)
+            .q(names::WITH_TITLE_FETCH, "false"),
+        Request::to_one(OpId::RailMerchant, merchant),
+    ];
+    let answers = c.map(&requests, |r| c.send(r.clone()));
+    let [answer, record] = &answers[..] else {
+        unreachable!("two requests, two answers")
+    };
+    let (Some(account), Some(record_data)) = (answer.data(), record.data()) else {
+        return Outcome::skipped(format!(
+            "the till code {value:?} or its merchant {merchant:?} was not answered (HTTP {} and {})",
+            answer.status().map_or("none".into(), |s| s.to_string()),
+            record.status().map_or("none".into(), |s| s.to_string()),
+        ));
+    };
+    let mut judge = Judge::default();
+    for (field, path) in OWNER_FIELDS {
+        let got = text(account, field);
+        let want = path
+            .iter()
+            .try_fold(record_data, |v, k| v.get(k))
+            .and_then(|v| v.as_str())
+            .unwrap_or("");
+        if got.is_empty() || want.is_empty() {
+            continue;
+        }
+        judge.check(got == want, || {
+            c.fail(
+                answer,
+                format!(
+                    "the till code {value:?} of alias {} was answered with {field} {got:?}, but the alias's merchant {merchant} gives {want:?}: the answer is another account's",
+                    text(alias, "token")
+                ),
+            )
+        });
+    }
+    if judge.cases == 0 {
+        return Outcome::skipped("the answer or the alias's merchant gives no dba to compare");
     }
     judge.outcome()
 }

@@ -77,7 +77,7 @@ pub fn rules() -> Vec<Rule> {
 }
 
 /// The offset lists read, whole.
-fn offset_lists<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
+pub(super) fn offset_lists<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
     c.ctx
         .model
         .lists
@@ -86,13 +86,47 @@ fn offset_lists<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
         .collect()
 }
 
+/// The offset lists that read the paging parameter `name`: a list that
+/// names it otherwise (API.md gives it by purpose only) is not judged by
+/// what that name does (`wire.paging-names` reports it).
+fn reading<'a>(c: &Check<'a>, name: &str) -> Vec<&'a ListModel> {
+    offset_lists(c)
+        .into_iter()
+        .filter(|l| l.reads(name))
+        .collect()
+}
+
+/// Why no case was left: no offset list was read, or those read name
+/// their paging parameters otherwise.
+fn none_left(c: &Check<'_>) -> String {
+    let otherwise: Vec<String> = offset_lists(c)
+        .iter()
+        .filter_map(|l| {
+            let n = l.named_otherwise.as_ref()?;
+            Some(format!(
+                "{} does not read {}",
+                l.source.label,
+                n.names.join(" or ")
+            ))
+        })
+        .collect();
+    if otherwise.is_empty() {
+        "no offset list could be read".to_owned()
+    } else {
+        format!(
+            "not applicable: {} (API.md gives those names by purpose only; see wire.paging-names)",
+            otherwise.join("; ")
+        )
+    }
+}
+
 fn run<T: Sync>(
     c: &Check<'_>,
     cases: &[T],
     f: impl Fn(&T) -> Result<(), Failure> + Sync,
 ) -> Outcome {
     if cases.is_empty() {
-        return Outcome::skipped("no offset list could be read");
+        return Outcome::skipped(none_left(c));
     }
     let mut judge = Judge::default();
     c.map(cases, f).into_iter().for_each(|r| judge.result(r));
@@ -101,7 +135,7 @@ fn run<T: Sync>(
 
 fn pages(c: &Check<'_>) -> Outcome {
     let mut cases = Vec::new();
-    for list in offset_lists(c) {
+    for list in reading(c, names::OFFSET) {
         let len = list.len.unwrap_or(list.head.len() as u64) as usize;
         let mut pick = Picker::new(
             c.ctx.options.seed,
@@ -129,7 +163,7 @@ fn pages(c: &Check<'_>) -> Outcome {
 
 fn limit(c: &Check<'_>) -> Outcome {
     let mut cases = Vec::new();
-    for list in offset_lists(c) {
+    for list in reading(c, names::LIMIT) {
         let mut pick = Picker::new(c.ctx.options.seed, &format!("limits {}", list.source.label));
         let small = (2 + pick.below(8)).to_string();
         for asked in ["1", small.as_str(), "", "0", "101", "18446744073709551616"] {
@@ -200,12 +234,12 @@ fn limit(c: &Check<'_>) -> Outcome {
 }
 
 fn count(c: &Check<'_>) -> Outcome {
-    let lists = offset_lists(c);
+    let lists = reading(c, names::OFFSET);
     let results = c.map(&lists, |list| count_of(c, list));
     let mut judge = Judge::default();
     results.into_iter().for_each(|r| judge.result(r));
     if judge.cases == 0 {
-        return Outcome::skipped("no offset list could be read");
+        return Outcome::skipped(none_left(c));
     }
     judge.outcome()
 }
@@ -283,7 +317,7 @@ fn direction(c: &Check<'_>) -> Outcome {
             .collect();
         // The whole list, read by its own pagination: API.md shows no
         // maximum page size for it.
-        let got = super::paging::fetch_whole(c, &list.source, &q);
+        let got = super::paging::fetch_whole(c, list, &q);
         let order = Order::of(Paging::Offset, *d);
         let what = format!(
             "{} direction {}",

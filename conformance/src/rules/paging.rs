@@ -43,15 +43,17 @@ const MAX_PAGES: usize = 200;
 /// lists, so a server may give fewer rows a page than asked, and a short
 /// page is not the end. The rows of every page together, the first page's
 /// exchange as evidence (a page that fails is returned as it is).
-pub fn fetch_whole(c: &Check<'_>, source: &Source, query: &[(String, String)]) -> Got {
+pub fn fetch_whole(c: &Check<'_>, list: &ListModel, query: &[(String, String)]) -> Got {
     let page = |offset: usize| {
         let mut q = query.to_vec();
         q.push((names::LIMIT.to_owned(), "100".to_owned()));
         q.push((names::OFFSET.to_owned(), offset.to_string()));
-        fetch(c, source, &q)
+        fetch(c, &list.source, &q)
     };
     let mut first = page(0);
-    let Some(mut rows) = first.rows.clone() else {
+    // A list that does not read `offset` answers its first page at
+    // every offset: that page is all it shows.
+    let Some(mut rows) = first.rows.clone().filter(|_| list.reads(names::OFFSET)) else {
         return first;
     };
     for _ in 0..MAX_PAGES {
@@ -220,8 +222,15 @@ pub fn offset_case(
     let got = fetch(c, &list.source, &query);
     let expected = Expected::of(list, given, order);
     // A server may cap a page below what was asked (API.md shows no
-    // maximum for these lists): the model's pages tell its cap.
-    let limit = limit.min(list.cap as usize);
+    // maximum for these lists): the model's pages tell its cap. A list
+    // that names its paging parameters otherwise answers its own first
+    // page whatever `limit` and `offset` say.
+    let limit = if list.reads(names::LIMIT) {
+        limit.min(list.cap as usize)
+    } else {
+        list.cap as usize
+    };
+    let offset = if list.reads(names::OFFSET) { offset } else { 0 };
     judge_rows(c, &got, list, &expected.slice(offset, limit), &what)?;
     let rows = got.rows.as_ref().map_or(0, Vec::len);
     let Some(count) = got.count else {

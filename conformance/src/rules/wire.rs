@@ -167,6 +167,19 @@ pub fn rules() -> Vec<Rule> {
             check: payouts,
             observe: None,
         },
+        Rule {
+            id: "wire.paging-names",
+            level: Level::Observation,
+            source: "API.md Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); Refunds (the pagination parameters are not shown); WIRE.md offset pagination (`limit`, `offset`)",
+            says: &[
+                "a parameter given only by its purpose has a wire name that is not shown.",
+                "the pagination parameters are not shown",
+            ],
+            summary: "an offset list whose paging parameters API.md gives by purpose only reads WIRE.md's `limit` and `offset`; one that reads neither a bad value nor another value of a name names it otherwise, and the rules that need it do not apply to that list",
+            faults: &[Fault::PagingUnread],
+            check: paging_names,
+            observe: None,
+        },
     ]
 }
 
@@ -422,6 +435,31 @@ fn payouts(c: &Check<'_>) -> Outcome {
                 format!("payout {} differs from the reference's shape", p["token"]),
             )
         });
+    }
+    judge.outcome()
+}
+
+fn paging_names(c: &Check<'_>) -> Outcome {
+    let lists = super::offset::offset_lists(c);
+    if lists.is_empty() {
+        return Outcome::skipped("no offset list could be read");
+    }
+    let mut judge = Judge::default();
+    for list in lists {
+        match &list.named_otherwise {
+            None => judge.result(Ok(())),
+            Some(n) => judge.check(false, || {
+                c.fail(
+                    &n.evidence,
+                    format!(
+                        "{} does not read {}: {}",
+                        list.source.label,
+                        n.names.join(" or "),
+                        n.seen
+                    ),
+                )
+            }),
+        }
     }
     judge.outcome()
 }

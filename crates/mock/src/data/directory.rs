@@ -43,6 +43,11 @@ const KEY_NAMES: &[&str] = &[
     "backup",
 ];
 
+/// A merchant's category code: its rail record and its account agree.
+fn merchant_mcc(index: u64) -> &'static str {
+    ["5411", "5812", "5912", "5999", "7299"][(index % 5) as usize]
+}
+
 impl Dataset {
     pub(crate) fn rail_merchant_count(&self) -> u64 {
         self.sizes.merchants + UNLINKED_RAIL_MERCHANTS
@@ -172,7 +177,7 @@ impl Dataset {
             },
             additional_details: AdditionalDetails {
                 dba: name.clone(),
-                mcc: ["5411", "5812", "5912", "5999", "7299"][(index % 5) as usize].to_owned(),
+                mcc: merchant_mcc(index).to_owned(),
                 lat: if has_location {
                     format!("24.{}", rng.digits(4))
                 } else {
@@ -314,15 +319,17 @@ impl Dataset {
             },
             name,
             is_default: merchant % 4 != 3,
-            dba: if merchant.is_multiple_of(3) {
+            // Empty for every third merchant (API.md: "may be empty"), and
+            // otherwise the merchant's own, as its rail record shows them.
+            dba: if merchant % 3 == 2 {
                 String::new()
             } else {
                 self.merchant_name(merchant)
             },
-            mcc: if merchant.is_multiple_of(3) {
+            mcc: if merchant % 3 == 2 {
                 String::new()
             } else {
-                "5411".to_owned()
+                merchant_mcc(merchant).to_owned()
             },
             account_type: if with_title {
                 "CURRENT".to_owned()

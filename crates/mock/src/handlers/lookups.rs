@@ -49,6 +49,10 @@ impl App {
             None if self.faults.has(Fault::AliasValueOptional) => Some(0),
             None => return Err("`alias_value` is required".to_owned()),
             Some(_) if self.faults.has(Fault::TillAnyAccount) => Some(1),
+            Some(value) if self.faults.has(Fault::TillOtherAlias) => self
+                .data
+                .account_by_till(value)
+                .map(|m| (m + 1) % self.data.sizes.merchants),
             Some(value) => self.data.account_by_till(value),
         };
         Ok(match found {

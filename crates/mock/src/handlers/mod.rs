@@ -43,6 +43,19 @@ impl App {
     /// The page size of an offset list; `keys`: the access-key list,
     /// whose maximum API.md shows (100).
     fn offset_limit(&self, q: &Query, keys: bool) -> Result<u64, Invalid> {
+        let (default, max) = self.offset_sizes(keys);
+        if self.faults.has(Fault::OffsetLimitIgnored) {
+            self.limit(q, default, max)?;
+            return Ok(1_000);
+        }
+        if self.legal.has(Legal::LimitZeroEmpty) && q.count("limit").ok().flatten() == Some(0) {
+            return Ok(0);
+        }
+        self.limit(q, default, max)
+    }
+
+    /// The default and largest page size of an offset list.
+    fn offset_sizes(&self, keys: bool) -> (u64, u64) {
         let default = if self.legal.has(Legal::OffsetDefault20) {
             20
         } else {
@@ -53,14 +66,27 @@ impl App {
         } else {
             OFFSET_MAX
         };
-        if self.faults.has(Fault::OffsetLimitIgnored) {
-            self.limit(q, default, max)?;
-            return Ok(1_000);
+        (default, max)
+    }
+
+    /// The offset and page size of a list whose paging parameters API.md
+    /// gives by purpose only (refunds, webhooks): `offset` and `limit`,
+    /// or with `page-names`, `page` (from 1) and `page_size`, while
+    /// `offset` and `limit` are not read at all.
+    fn purpose_paging(&self, q: &Query) -> Result<(u64, u64), Invalid> {
+        let (default, max) = self.offset_sizes(false);
+        if self.faults.has(Fault::PagingUnread) {
+            return Ok((0, default));
         }
-        if self.legal.has(Legal::LimitZeroEmpty) && q.count("limit").ok().flatten() == Some(0) {
-            return Ok(0);
+        if !self.legal.has(Legal::PageNames) {
+            return Ok((self.offset(q)?, self.offset_limit(q, false)?));
         }
-        self.limit(q, default, max)
+        let size = match q.count("page_size")? {
+            None | Some(0) => default,
+            Some(n) => n.min(max),
+        };
+        let page = q.count("page")?.unwrap_or(1).max(1);
+        Ok(((page - 1).saturating_mul(size), size))
     }
 
     fn limit(&self, q: &Query, default: u64, max: u64) -> Result<u64, Invalid> {

@@ -36,8 +36,7 @@ impl App {
     }
 
     pub(crate) fn refunds(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = self.offset_limit(q, false)?;
-        let offset = self.offset(q)?;
+        let (offset, limit) = self.purpose_paging(q)?;
         let start = q.unix("start_date")?;
         let end = q.unix("end_date")?;
         let ascending = if self.faults.has(Fault::RefundDirectionLowercase) {

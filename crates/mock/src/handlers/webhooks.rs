@@ -7,8 +7,7 @@ use crate::wire::{StringCount, WebhookList};
 
 impl App {
     pub(crate) fn webhooks(&self, q: &Query) -> Result<Reply, Invalid> {
-        let limit = self.offset_limit(q, false)?;
-        let offset = self.offset(q)?;
+        let (offset, limit) = self.purpose_paging(q)?;
         let d = &self.data;
         let endpoints = self.page(
             self.in_order(0..d.sizes.webhooks).map(|i| d.webhook(i)),

@@ -270,6 +270,13 @@ fn probe(api: &Api) -> Vec<String> {
         send("GET", "/merchants", &[("limit", "3")], &key, ""),
         send("GET", "/merchants", &[("limit", "100")], &key, ""),
         send("GET", "/merchants", &[("names", &fragment)], &key, ""),
+        send(
+            "GET",
+            "/refunds",
+            &[("limit", "2"), ("offset", "1")],
+            &key,
+            "",
+        ),
         send("GET", "/settlements/batches", &[("limit", "100")], &key, ""),
         send("GET", "/settlements/batches", &[("limit", "101")], &key, ""),
         send("GET", &transactions, &[("limit", "100")], &key, ""),
