@@ -254,12 +254,11 @@ pub const ROOMS: &[Room] = &[
         &["both required (400 without)", "a default for either"],
         "a request without them is judged only by the observation `wire.export-validation`",
     ),
-    unexercised(
+    room(
         "payout-shape",
         "Transaction: \"Element shape of `settlement_transactions` (settlement payouts): not shown.\"",
-        &["WIRE.md's reference element", "any other object"],
-        "no required rule reads a payout's fields; `wire.payout-shape` observes the reference element",
-        "no required rule depends on a payout's shape; a choice would only move the observation",
+        &["WIRE.md's reference element", "any other element"],
+        "no required rule reads a payout's fields (the cursor rules need only the numeric id the list is ordered on); `wire.payout-shape` observes the reference element; the client keeps an element of another shape as sent, and the sync mirrors it",
     ),
     room(
         "error-words",

@@ -524,11 +524,16 @@ impl<T: ListRecord> Pages<T> {
                 let page = (self.fetch)(At::Offset(*next))?;
                 self.counts = Some((page.count, page.total_count));
                 let n = page.items.len() as u64;
-                for row in &page.items {
-                    if !seen.insert(row.identity()) {
+                let ids: Vec<String> = page.items.iter().map(ListRecord::identity).collect();
+                if let Some(again) = ids.iter().find(|id| seen.contains(*id)) {
+                    return Err(Error::pagination(served_again(&ids, seen, again, *next)));
+                }
+                for (i, id) in ids.into_iter().enumerate() {
+                    if !seen.insert(id) {
                         return Err(Error::pagination(format!(
-                            "record {} was served twice",
-                            crate::text::excerpt(&row.identity(), 60)
+                            "record {} was served twice in the page at offset {}",
+                            crate::text::excerpt(&page.items[i].identity(), 60),
+                            *next
                         )));
                     }
                 }
@@ -542,6 +547,28 @@ impl<T: ListRecord> Pages<T> {
             }
         }
         Ok(())
+    }
+}
+
+/// Why a page at `offset` that holds records served before breaks the
+/// walk, in words that say what it likely means.
+fn served_again(
+    ids: &[String],
+    seen: &std::collections::HashSet<String>,
+    again: &str,
+    offset: u64,
+) -> String {
+    let repeated = ids.iter().filter(|id| seen.contains(*id)).count();
+    if repeated == ids.len() {
+        format!(
+            "the page at offset {offset} holds only records served before ({repeated}, from {}): the server answered the same rows for another offset, so it likely does not read this list's `offset` and `limit` (API.md gives some lists' paging parameters by purpose only: the server may name them otherwise)",
+            crate::text::excerpt(again, 60)
+        )
+    } else {
+        format!(
+            "record {} was served twice (again in the page at offset {offset})",
+            crate::text::excerpt(again, 60)
+        )
     }
 }
 
@@ -600,7 +627,17 @@ mod rows {
 
     cursor_row!(SettlementBatch);
     cursor_row!(Transaction);
-    cursor_row!(SettlementPayout);
+    // API.md does not show a payout's shape: ordered on its id where it
+    // has one, known by its key.
+    impl Sealed for SettlementPayout {}
+    impl ListRecord for SettlementPayout {
+        fn order_id(&self) -> Option<NumericId> {
+            self.id
+        }
+        fn identity(&self) -> String {
+            self.key()
+        }
+    }
     token_row!(AccessKey);
     token_row!(AggregatorMerchant);
     token_row!(RailMerchant);

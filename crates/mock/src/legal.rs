@@ -155,6 +155,9 @@ legal! {
     CodedBodies = "coded-bodies" in "compression":
         "every body is gzip-coded unless the request's Accept-Encoding rules gzip out (a request that names no coding gets gzip too)";
         allowed by "API.md Conventions 4: \"Responses carry the headers Content-Length and Date.\" (content coding is not shown); RFC 9110 section 12.5.3: \"If no Accept-Encoding header field is in the request, any content coding is considered acceptable by the user agent.\"",
+    PayoutShape = "payout-shape" in "payout-shape":
+        "payouts carry another shape than WIRE.md's reference element: id, a po_ token, batch, merchant, one amount, a lowercase state and created_at";
+        allowed by "API.md Transaction: \"Element shape of `settlement_transactions` (settlement payouts): not shown.\"",
     PageNames = "page-names" in "paging-names":
         "the refund and webhook lists page by `page` (from 1) and `page_size` and do not read `limit` or `offset` at all";
         allowed by "API.md Refunds: \"returns a paginated list of refunds; the pagination parameters are not shown\"; Webhooks: \"query (purpose only): page size (integer), offset (integer)\"; Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",

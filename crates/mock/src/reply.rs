@@ -162,7 +162,17 @@ pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Repl
     let pretty = legal.has(Legal::PrettyJson);
     let reversed = legal.has(Legal::ReversedFieldOrder);
     let words = legal.has(Legal::OtherErrorWords) && matches!(reply.status, 400 | 401);
-    if !(extra || error_extra || micros || offset_zero || unlisted || pretty || reversed || words) {
+    let payouts = legal.has(Legal::PayoutShape) && success;
+    if !(extra
+        || error_extra
+        || micros
+        || offset_zero
+        || unlisted
+        || pretty
+        || reversed
+        || words
+        || payouts)
+    {
         return reply;
     }
     let Ok(mut value) = serde_json::from_slice::<Value>(&reply.body) else {
@@ -194,6 +204,10 @@ pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Repl
     }
     if unlisted && let Some(data) = value.get_mut("data") {
         unlisted_values(data);
+    }
+    if payouts && let Some(Value::Array(rows)) = value.pointer_mut("/data/settlement_transactions")
+    {
+        rows.iter_mut().for_each(other_payout_shape);
     }
     if words {
         reword(&mut value, reply.status);
@@ -264,6 +278,29 @@ fn unlisted_values(data: &mut Value) {
     if data.get("iban").is_some() && data.get("servicer_member_id").is_some() {
         data["type"] = Value::from("CAS_CONST_CURRENT");
     }
+}
+
+/// A payout in another shape than the reference's (API.md does not show
+/// it): the id the list is ordered on, a `po_` token, the batch, the
+/// merchant, one `amount` (the net paid out), a lowercase `state` and the
+/// creation time; no aggregator, no ledger accounts, no other amounts.
+fn other_payout_shape(row: &mut Value) {
+    let member = |name: &str| row.get(name).cloned().unwrap_or(Value::Null);
+    let token = row["token"]
+        .as_str()
+        .map(|t| format!("po_{}", t.strip_prefix("stxn_").unwrap_or(t)));
+    let state = row["status"]
+        .as_str()
+        .map(|s| s.trim_start_matches("SETTLEMENT_TXN_").to_lowercase());
+    *row = serde_json::json!({
+        "id": member("id"),
+        "token": token,
+        "batch": member("settlement_batch_id"),
+        "merchant": member("aggregator_merchant_id"),
+        "amount": member("net_amount"),
+        "state": state,
+        "created_at": member("created_at"),
+    });
 }
 
 /// A 401's and a 400's message in other words that say the same.

@@ -301,3 +301,49 @@ fn walks_against_a_server_that_codes_its_bodies_are_the_same() {
     assert!(batches > 0 && rows > 0 && refunds > 0);
     assert_eq!((batches, rows, refunds), walk(&plain));
 }
+
+/// A server whose payouts have another shape than the reference's (API.md
+/// does not show it): every payout is walked, the elements kept as sent,
+/// and the reference's members the server does not send are `None`.
+#[test]
+fn payouts_of_another_shape_are_walked_and_kept_as_sent() {
+    let server = MockServer::start(
+        MockConfig::new()
+            .seed(8)
+            .batches(12)
+            .legal(aggpay_mock::Legal::PayoutShape),
+    )
+    .unwrap();
+    let reference = MockServer::start(MockConfig::new().seed(8).batches(12)).unwrap();
+    let payouts = |server: &MockServer| {
+        let client = client_for(server);
+        let batches: Vec<SettlementBatch> = client
+            .settlement_batches(&BatchQuery::new())
+            .collect::<Result<_, _>>()
+            .unwrap();
+        batches
+            .iter()
+            .flat_map(|b| {
+                client
+                    .batch_payouts(&b.token, &TransactionQuery::new())
+                    .map(Result::unwrap)
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let other = payouts(&server);
+    let same = payouts(&reference);
+    assert!(!other.is_empty());
+    assert_eq!(other.len(), same.len());
+    for (o, r) in other.iter().zip(&same) {
+        assert_eq!(o.id, r.id, "ordered on the same ids");
+        assert_eq!(o.token, None, "a po_ token is not the reference's");
+        assert!(o.key().starts_with("po_"), "{}", o.key());
+        assert_eq!(o.net_amount, None);
+        assert_eq!(
+            o.element()["amount"].as_str(),
+            r.net_amount.map(|a| a.to_string()).as_deref()
+        );
+        assert!(r.token.is_some() && r.net_amount.is_some());
+    }
+}

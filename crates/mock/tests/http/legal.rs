@@ -282,6 +282,13 @@ fn probe(api: &Api) -> Vec<String> {
         send("GET", &transactions, &[("limit", "100")], &key, ""),
         send(
             "GET",
+            &transactions,
+            &[("only_settlement_txns", "true")],
+            &key,
+            "",
+        ),
+        send(
+            "GET",
             "/account-info",
             &[("iban", &info.iban), ("with_title_fetch", "true")],
             &key,

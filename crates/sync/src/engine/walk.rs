@@ -322,13 +322,14 @@ impl Engine<'_> {
         if let Some(foreign) = fetched
             .rows
             .iter()
-            .find(|r| *r.aggregator() != self.aggregator)
+            .filter_map(Mirrored::aggregator)
+            .find(|a| **a != self.aggregator)
         {
             return Ok(Step::Broken(format!(
                 "batch {} ({}): a row names aggregator {}, not {}: not stored",
                 batch.token,
                 kind.as_str(),
-                aggpay_internal::text::excerpt(foreign.aggregator().as_str(), 60),
+                aggpay_internal::text::excerpt(foreign.as_str(), 60),
                 self.aggregator
             )));
         }

@@ -276,41 +276,59 @@ pub static TRANSACTIONS: Table<Transaction> = Table {
     extra: &[],
 };
 
-const PAYOUT_COLUMNS: [Column<SettlementPayout>; 20] = {
-    let head = [
-        col::<SettlementPayout>("token", Type::Text, |p| p.token.as_str().into()),
-        col("id", Type::Int, |p| int(p.id.get())),
-        col("settlement_batch_id", Type::Text, |p| {
-            p.settlement_batch_id.as_str().into()
-        }),
-        col("aggregator_id", Type::Text, |p| {
-            p.aggregator_id.as_str().into()
-        }),
-        col("aggregator_merchant_id", Type::Text, |p| {
-            p.aggregator_merchant_id.as_str().into()
-        }),
-        col("rail_merchant_id", Type::Text, |p| {
-            p.rail_merchant_id.as_str().into()
-        }),
-        col("status", Type::Text, |p| p.status.as_str().into()),
-        col("attempt", Type::Int, |p| Value::Int(p.attempt)),
-    ];
-    let amounts = amounts!(SettlementPayout);
-    let tail = [
-        col::<SettlementPayout>("debitor_account_id", Type::Text, |p| {
-            p.debitor_account_id.as_str().into()
-        }),
-        col("creditor_account_id", Type::Text, |p| {
-            p.creditor_account_id.as_str().into()
-        }),
-        col("failure_reason", Type::Text, |p| {
-            p.failure_reason.as_str().into()
-        }),
-        col("created_at", Type::Text, |p| ts(&p.created_at)),
-        col("updated_at", Type::Text, |p| ts(&p.updated_at)),
-    ];
-    concat3(head, amounts, tail)
-};
+/// A payout's column of a reference member: NULL where the server sent
+/// the member in another form or not at all (API.md does not show the
+/// payout's shape); the `element` column keeps what it sent.
+macro_rules! payout_text {
+    ($name:literal, $field:ident) => {
+        nullable::<SettlementPayout>($name, Type::Text, |p| {
+            p.$field.as_ref().map(|v| v.as_str()).into()
+        })
+    };
+}
+
+macro_rules! payout_amount {
+    ($name:literal, $field:ident) => {
+        nullable::<SettlementPayout>($name, Type::Int, |p| p.$field.map(|a| a.get()).into())
+    };
+}
+
+const PAYOUT_COLUMNS: [Column<SettlementPayout>; 21] = [
+    // The key: the `token` member whatever its form, else the id, else
+    // the element itself (`SettlementPayout::key`).
+    col::<SettlementPayout>("token", Type::Text, |p| p.key().into()),
+    nullable("id", Type::Int, |p| {
+        p.id.map(|i| int(i.get())).unwrap_or(Value::Null)
+    }),
+    payout_text!("settlement_batch_id", settlement_batch_id),
+    payout_text!("aggregator_id", aggregator_id),
+    payout_text!("aggregator_merchant_id", aggregator_merchant_id),
+    payout_text!("rail_merchant_id", rail_merchant_id),
+    payout_text!("status", status),
+    nullable("attempt", Type::Int, |p| p.attempt.into()),
+    payout_amount!("gross_amount", gross_amount),
+    payout_amount!("fee_amount", fee_amount),
+    payout_amount!("net_amount", net_amount),
+    payout_amount!("sales_tax_on_fee_amount", sales_tax_on_fee_amount),
+    payout_amount!("sales_tax_withholding_amount", sales_tax_withholding_amount),
+    payout_amount!(
+        "income_tax_withholding_amount",
+        income_tax_withholding_amount
+    ),
+    payout_amount!("digital_tax_amount", digital_tax_amount),
+    payout_text!("debitor_account_id", debitor_account_id),
+    payout_text!("creditor_account_id", creditor_account_id),
+    nullable("failure_reason", Type::Text, |p| {
+        p.failure_reason.as_deref().into()
+    }),
+    nullable("created_at", Type::Text, |p| {
+        p.created_at.as_ref().map_or(Value::Null, ts)
+    }),
+    nullable("updated_at", Type::Text, |p| {
+        p.updated_at.as_ref().map_or(Value::Null, ts)
+    }),
+    col("element", Type::Text, |p| json(p.element())),
+];
 
 /// A batch's settlement payouts.
 pub static PAYOUTS: Table<SettlementPayout> = Table {
@@ -461,9 +479,11 @@ pub trait Mirrored: Sized + Send + Sync + aggpay::ListRecord + 'static {
     const KIND: Kind;
     /// Its table.
     fn table() -> &'static Table<Self>;
-    /// The aggregator the row names: API.md scopes every operation to
-    /// one aggregator, so a row naming another is not ours.
-    fn aggregator(&self) -> &AggregatorId;
+    /// The aggregator the row names, where it names one the client
+    /// recognises: API.md scopes every operation to one aggregator, so a
+    /// row naming another is not ours. (A payout's shape is not shown:
+    /// it may name none.)
+    fn aggregator(&self) -> Option<&AggregatorId>;
 }
 
 impl Mirrored for Transaction {
@@ -471,8 +491,8 @@ impl Mirrored for Transaction {
     fn table() -> &'static Table<Self> {
         &TRANSACTIONS
     }
-    fn aggregator(&self) -> &AggregatorId {
-        &self.aggregator_id
+    fn aggregator(&self) -> Option<&AggregatorId> {
+        Some(&self.aggregator_id)
     }
 }
 
@@ -481,8 +501,8 @@ impl Mirrored for SettlementPayout {
     fn table() -> &'static Table<Self> {
         &PAYOUTS
     }
-    fn aggregator(&self) -> &AggregatorId {
-        &self.aggregator_id
+    fn aggregator(&self) -> Option<&AggregatorId> {
+        self.aggregator_id.as_ref()
     }
 }
 
@@ -513,7 +533,7 @@ mod tests {
     fn rows_follow_their_columns() {
         assert_eq!(TRANSACTIONS.columns().len(), 28);
         assert_eq!(TRANSACTIONS.columns()[0].0, "batch_id");
-        assert_eq!(PAYOUTS.columns().len(), 21);
+        assert_eq!(PAYOUTS.columns().len(), 22);
         assert_eq!(BATCHES.bound(), 9);
         for table in all() {
             let names: Vec<&str> = table.columns().iter().map(|c| c.0).collect();

@@ -242,3 +242,50 @@ fn the_readme_queries_run_on_both_backends() {
         assert_eq!(net, expected);
     });
 }
+
+/// Servers that made other legal choices than the reference: payouts of
+/// another shape (API.md does not show it) are mirrored as sent, every
+/// final batch verified; a refund list whose paging parameters are named
+/// otherwise is set aside with what was seen and what it likely means.
+#[test]
+fn other_legal_shapes_are_mirrored_and_unread_paging_is_explained() {
+    let server = MockServer::start(
+        MockConfig::new()
+            .seed(5)
+            .batches(16)
+            .max_batch_transactions(120)
+            .legal(aggpay_mock::Legal::PayoutShape),
+    )
+    .unwrap();
+    on_both("aggpay-sync-payout-shape", &server, |db| {
+        let (code, summary, err) = sync(&server, db);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(db.unverified_final_batches(), 0);
+        let payouts = db.scalar("SELECT count(*) FROM payouts");
+        assert!(payouts > 0, "{summary}");
+        assert_eq!(
+            db.scalar("SELECT count(*) FROM payouts WHERE token LIKE 'po\\_%' ESCAPE '\\'"),
+            payouts
+        );
+        assert_eq!(
+            db.scalar("SELECT count(*) FROM payouts WHERE net_amount IS NULL AND element LIKE '%\"amount\"%'"),
+            payouts
+        );
+    });
+    let paged = MockServer::start(
+        MockConfig::new()
+            .seed(5)
+            .batches(4)
+            .max_batch_transactions(40)
+            .legal(aggpay_mock::Legal::PageNames),
+    )
+    .unwrap();
+    let dir = TempDir::new("aggpay-sync-page-names");
+    let db = Db::sqlite(dir.join("m.db"));
+    let (code, summary, err) = sync(&paged, &db);
+    assert_eq!(code, 1, "{summary}");
+    assert!(
+        err.contains("likely does not read this list's `offset` and `limit`"),
+        "{err}"
+    );
+}

@@ -7,7 +7,7 @@
 pub const APPLICATION: &str = "aggpay-sync";
 
 /// The migrations, oldest first.
-pub const MIGRATIONS: &[&str] = &[V1];
+pub const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// Version 1: the SQLite file's version 2, at once.
 const V1: &str = "
@@ -180,4 +180,55 @@ CREATE TABLE cursors (
     name TEXT PRIMARY KEY,
     value BIGINT NOT NULL
 );
+";
+
+/// Version 2: a payout's shape is not shown by API.md, so every column of
+/// a reference member may be NULL and `element` keeps the element as the
+/// server sent it (the SQLite schema's version 3; rows mirrored before
+/// get their element rebuilt from their values).
+const V2: &str = "
+ALTER TABLE payouts
+    ALTER COLUMN id DROP NOT NULL,
+    ALTER COLUMN settlement_batch_id DROP NOT NULL,
+    ALTER COLUMN aggregator_id DROP NOT NULL,
+    ALTER COLUMN aggregator_merchant_id DROP NOT NULL,
+    ALTER COLUMN rail_merchant_id DROP NOT NULL,
+    ALTER COLUMN status DROP NOT NULL,
+    ALTER COLUMN attempt DROP NOT NULL,
+    ALTER COLUMN gross_amount DROP NOT NULL,
+    ALTER COLUMN fee_amount DROP NOT NULL,
+    ALTER COLUMN net_amount DROP NOT NULL,
+    ALTER COLUMN sales_tax_on_fee_amount DROP NOT NULL,
+    ALTER COLUMN sales_tax_withholding_amount DROP NOT NULL,
+    ALTER COLUMN income_tax_withholding_amount DROP NOT NULL,
+    ALTER COLUMN digital_tax_amount DROP NOT NULL,
+    ALTER COLUMN debitor_account_id DROP NOT NULL,
+    ALTER COLUMN creditor_account_id DROP NOT NULL,
+    ALTER COLUMN failure_reason DROP NOT NULL,
+    ALTER COLUMN created_at DROP NOT NULL,
+    ALTER COLUMN updated_at DROP NOT NULL,
+    ADD COLUMN element TEXT;
+UPDATE payouts SET element = json_build_object(
+        'token', token,
+        'settlement_batch_id', settlement_batch_id,
+        'aggregator_id', aggregator_id,
+        'aggregator_merchant_id', aggregator_merchant_id,
+        'rail_merchant_id', rail_merchant_id,
+        'status', status,
+        'id', id::text,
+        'attempt', attempt,
+        'gross_amount', gross_amount::text,
+        'fee_amount', fee_amount::text,
+        'net_amount', net_amount::text,
+        'sales_tax_on_fee_amount', sales_tax_on_fee_amount::text,
+        'sales_tax_withholding_amount', sales_tax_withholding_amount::text,
+        'income_tax_withholding_amount', income_tax_withholding_amount::text,
+        'digital_tax_amount', digital_tax_amount::text,
+        'debitor_account_id', debitor_account_id,
+        'creditor_account_id', creditor_account_id,
+        'failure_reason', failure_reason,
+        'created_at', created_at,
+        'updated_at', updated_at
+    )::text;
+ALTER TABLE payouts ALTER COLUMN element SET NOT NULL;
 ";

@@ -7,7 +7,7 @@
 pub const APPLICATION_ID: i64 = 0x4147_5059;
 
 /// The migrations, oldest first.
-pub const MIGRATIONS: &[&str] = &[V1, V2];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// Version 1: the mirror (batches, transactions, payouts, typed as API.md
 /// types them: amounts in integer paisa, timestamps RFC 3339 text; a row's
@@ -189,4 +189,68 @@ CREATE TABLE cursors (
     name TEXT PRIMARY KEY,
     value INTEGER NOT NULL
 ) STRICT;
+";
+
+/// Version 3: a payout's shape is not shown by API.md, so every column of
+/// a reference member may be NULL (the server sent it in another form or
+/// not at all) and `element` keeps the element as the server sent it;
+/// `token` is the payout's key (its token, else its id, else the
+/// element). Rows mirrored before keep their values, with their element
+/// rebuilt from them in the reference's form.
+const V3: &str = "
+CREATE TABLE payouts_v3 (
+    token TEXT PRIMARY KEY,
+    id INTEGER,
+    batch_id INTEGER NOT NULL REFERENCES batches (id),
+    settlement_batch_id TEXT,
+    aggregator_id TEXT,
+    aggregator_merchant_id TEXT,
+    rail_merchant_id TEXT,
+    status TEXT,
+    attempt INTEGER,
+    gross_amount INTEGER,
+    fee_amount INTEGER,
+    net_amount INTEGER,
+    sales_tax_on_fee_amount INTEGER,
+    sales_tax_withholding_amount INTEGER,
+    income_tax_withholding_amount INTEGER,
+    digital_tax_amount INTEGER,
+    debitor_account_id TEXT,
+    creditor_account_id TEXT,
+    failure_reason TEXT,
+    created_at TEXT,
+    updated_at TEXT,
+    element TEXT NOT NULL
+) STRICT;
+INSERT INTO payouts_v3
+SELECT token, id, batch_id, settlement_batch_id, aggregator_id, aggregator_merchant_id,
+    rail_merchant_id, status, attempt, gross_amount, fee_amount, net_amount,
+    sales_tax_on_fee_amount, sales_tax_withholding_amount, income_tax_withholding_amount,
+    digital_tax_amount, debitor_account_id, creditor_account_id, failure_reason,
+    created_at, updated_at, json_object(
+        'token', token,
+        'settlement_batch_id', settlement_batch_id,
+        'aggregator_id', aggregator_id,
+        'aggregator_merchant_id', aggregator_merchant_id,
+        'rail_merchant_id', rail_merchant_id,
+        'status', status,
+        'id', CAST(id AS TEXT),
+        'attempt', attempt,
+        'gross_amount', CAST(gross_amount AS TEXT),
+        'fee_amount', CAST(fee_amount AS TEXT),
+        'net_amount', CAST(net_amount AS TEXT),
+        'sales_tax_on_fee_amount', CAST(sales_tax_on_fee_amount AS TEXT),
+        'sales_tax_withholding_amount', CAST(sales_tax_withholding_amount AS TEXT),
+        'income_tax_withholding_amount', CAST(income_tax_withholding_amount AS TEXT),
+        'digital_tax_amount', CAST(digital_tax_amount AS TEXT),
+        'debitor_account_id', debitor_account_id,
+        'creditor_account_id', creditor_account_id,
+        'failure_reason', failure_reason,
+        'created_at', created_at,
+        'updated_at', updated_at
+    )
+FROM payouts;
+DROP TABLE payouts;
+ALTER TABLE payouts_v3 RENAME TO payouts;
+CREATE INDEX payouts_by_batch ON payouts (batch_id, id);
 ";

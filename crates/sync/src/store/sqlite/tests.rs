@@ -116,3 +116,44 @@ fn the_database_is_its_owners_only_and_enforces_foreign_keys() {
         .to_string();
     assert!(err.contains("FOREIGN KEY"), "{err}");
 }
+
+#[test]
+fn a_version_2_mirror_keeps_its_payouts_with_their_element_rebuilt() {
+    let dir = temp();
+    let path = dir.join("v2.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        for sql in &schema::MIGRATIONS[..2] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.execute_batch(&format!(
+            "PRAGMA application_id = {}; PRAGMA user_version = 2;
+             INSERT INTO batches VALUES ('sb_1', 7, 'f', '2024-01-01', 'BATCH_COMPLETED', 1,
+                 'job_1', 'partner_1', '2024-01-01T00:00:00Z', '2024-01-01T00:00:00Z',
+                 '2024-01-01T00:00:00Z');
+             INSERT INTO payouts VALUES ('stxn_1', 41, 7, 'sb_1', 'agg_1', 'am_1', 'mer_1',
+                 'SETTLEMENT_TXN_POSTED', 1, 100, 2, 98, 0, 0, 0, 0, 'acct_1', 'acct_2', '',
+                 '2024-01-01T00:00:00Z', '2024-01-01T00:10:00Z');",
+            schema::APPLICATION_ID
+        ))
+        .unwrap();
+    }
+    drop(Sqlite::open(&path).unwrap());
+    let conn = Connection::open(&path).unwrap();
+    let (net, element): (i64, String) = conn
+        .query_row(
+            "SELECT net_amount, element FROM payouts WHERE token = 'stxn_1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(net, 98);
+    let element: serde_json::Value = serde_json::from_str(&element).unwrap();
+    assert_eq!(element["id"], "41");
+    assert_eq!(element["net_amount"], "98");
+    assert_eq!(element["token"], "stxn_1");
+    // The element reads back as the reference's payout.
+    let payout: aggpay::SettlementPayout = serde_json::from_value(element).unwrap();
+    assert_eq!(payout.net_amount.map(|a| a.get()), Some(98));
+    assert_eq!(payout.key(), "stxn_1");
+}
