@@ -110,7 +110,8 @@ pub enum ErrorKind {
     Status {
         /// HTTP status.
         status: u16,
-        /// The start of the body, secrets redacted.
+        /// The start of the body, secrets redacted, control characters
+        /// escaped once (`\u{1b}`).
         snippet: String,
     },
 
@@ -131,7 +132,8 @@ pub enum ErrorKind {
         status: u16,
         /// What did not fit.
         reason: String,
-        /// The start of the body, secrets redacted.
+        /// The start of the body, secrets redacted, control characters
+        /// escaped once (`\u{1b}`).
         snippet: String,
         /// After a key rotation: the new secret, when the answer held
         /// `data.secret` but another field did not decode. The rotation
@@ -183,7 +185,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Api(api) => write!(f, "server answered {api}"),
             ErrorKind::Status { status, snippet } => write!(
                 f,
-                "server answered http {status} without an api error body: {snippet:?}"
+                "server answered http {status} without an api error body: \"{snippet}\""
             ),
             ErrorKind::Redirect { status, location } => write!(
                 f,
@@ -200,7 +202,7 @@ impl fmt::Display for ErrorKind {
                 secret,
             } => write!(
                 f,
-                "undecodable http {status} response: {reason}; body starts {snippet:?}{}",
+                "undecodable http {status} response: {reason}; body starts \"{snippet}\"{}",
                 if secret.is_some() {
                     "; the key was rotated: its new secret is kept in this error (Error::rotated_secret)"
                 } else {
@@ -608,5 +610,25 @@ mod tests {
             let first = e.to_string().chars().next().unwrap();
             assert!(first.is_lowercase(), "{e}");
         }
+    }
+
+    #[test]
+    fn a_body_snippet_is_escaped_once_however_it_is_printed() {
+        // A gzip body read as text: control bytes and a byte that is not
+        // UTF-8.
+        let snippet = aggpay_internal::text::Redactor::new().snippet(b"\x1f\x8b\x08\x00rest", 40);
+        let e = Error::from(ErrorKind::Decode {
+            status: 200,
+            reason: "expected value at line 1 column 1".into(),
+            snippet,
+            secret: None,
+        });
+        let shown = e.to_string();
+        assert!(
+            shown.ends_with(r#"body starts "\u{1f}\x8b\u{8}\u{0}rest""#),
+            "{shown}"
+        );
+        // As the tools print an error: the same text.
+        assert_eq!(aggpay_internal::text::chain(&e), shown);
     }
 }

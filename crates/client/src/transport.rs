@@ -32,6 +32,8 @@ pub(crate) struct Settings {
     pub(crate) max_body: u64,
     pub(crate) retry: RetryPolicy,
     pub(crate) max_pages: u64,
+    /// The `Accept-Encoding` every request sends.
+    pub(crate) accept_encoding: &'static str,
     pub(crate) min_interval: Option<Duration>,
 }
 
@@ -228,7 +230,7 @@ impl Inner {
             .uri(self.url(call))
             .header(KEY_HEADER, self.settings.secret.expose())
             .header("Accept", "application/json")
-            .header("Accept-Encoding", aggpay_internal::coding::ACCEPTED);
+            .header("Accept-Encoding", self.settings.accept_encoding);
         if call.body.is_some() {
             request = request.header("Content-Type", "application/json");
         }

@@ -41,18 +41,19 @@ pub fn is_control(c: char) -> bool {
 }
 
 /// `text` with every [control character](is_control) escaped the way Rust
-/// writes it (`\r`, `\n`, `\t`, `\\`, `\u{1b}`), so that bytes a server
-/// sent can never move a cursor, clear a screen or forge a line. A
-/// backslash is escaped too, so an escape in the output is never
-/// ambiguous.
+/// writes it (`\r`, `\n`, `\t`, `\u{1b}`), so that bytes a server sent
+/// can never move a cursor, clear a screen or forge a line. Escaping is
+/// idempotent (a backslash is left as it is): a message escaped where it
+/// is made and again where it is printed reads the same, not
+/// `\\\\u{1b}`. The price is that a server's own text `\u{1b}` looks like
+/// an escaped ESC; it is still harmless on a terminal.
 pub fn escape_control(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c == '\\' || is_control(c)) {
+    if !text.chars().any(is_control) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         match c {
-            '\\' => out.push_str("\\\\"),
             '\r' => out.push_str("\\r"),
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
@@ -299,12 +300,18 @@ mod tests {
         assert_eq!(escape_control("plain text"), "plain text");
         assert_eq!(
             escape_control("a\u{7}b\0c\u{9b}d\u{202e}e\\"),
-            "a\\u{7}b\\u{0}c\\u{9b}d\\u{202e}e\\\\"
+            "a\\u{7}b\\u{0}c\\u{9b}d\\u{202e}e\\"
         );
         assert_eq!(excerpt("\u{1b}]0;title\u{7}", 3), "\\u{1b}]0…");
     }
 
     proptest! {
+        #[test]
+        fn escaping_is_idempotent(s in any::<String>()) {
+            let once = escape_control(&s).into_owned();
+            prop_assert_eq!(escape_control(&once), once.as_str());
+        }
+
         #[test]
         fn escaped_text_has_no_control(s in any::<String>()) {
             let escaped = escape_control(&s);

@@ -309,6 +309,19 @@ fn queries_reach_the_wire_with_the_documented_names() {
             .contains("x-pay-aggregator-secret-key: s3cr3t-key-value")
     );
     assert!(head.contains("aggpay/"), "user agent: {head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("accept-encoding: gzip, deflate"),
+        "{head}"
+    );
+    // Compression turned off: only the identity coding is asked for.
+    let plain = Scripted::start(vec![json(200, empty_batch)]);
+    plain
+        .client(|b| b.compression(false))
+        .list_settlement_batches(&BatchQuery::new())
+        .unwrap();
+    let head = plain.requests()[0].to_ascii_lowercase();
+    assert!(head.contains("accept-encoding: identity"), "{head}");
 
     let refunds = Scripted::start(vec![json(
         200,
