@@ -47,6 +47,12 @@ conformance *ARGS:
 doc:
     RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
+# `spec/` is the contract the harness quotes and is tested against; after
+# the shared specification changes, copy it in and see what moved.
+spec-diff SHARED="../shared/spec":
+    diff -u {{SHARED}}/API.md spec/API.md
+    diff -u {{SHARED}}/WIRE.md spec/WIRE.md
+
 # Benchmarks (release): print a table, write target/bench.json.
 bench:
     cargo bench --locked -p aggpay-conformance --bench evidence

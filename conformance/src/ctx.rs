@@ -111,6 +111,8 @@ pub struct Sample {
 pub struct Ctx {
     /// The server.
     pub http: Http,
+    /// What the rules that judge every answer found.
+    pub answers: std::sync::Arc<crate::rules::AnswerLog>,
     /// Given inputs (then completed by discovery).
     pub inputs: Inputs,
     /// Discovered values.

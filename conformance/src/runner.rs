@@ -287,13 +287,12 @@ fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseli
                 |id, fp| baseline.knows(id, fp),
             );
         }
-        let outcome =
-            catch_unwind(AssertUnwindSafe(|| (rule.check)(&check))).unwrap_or_else(|_| {
-                Outcome::judged(
-                    0,
-                    vec![check.note("the rule panicked: a bug of the harness")],
-                )
-            });
+        let outcome = catch_unwind(AssertUnwindSafe(|| rule.judge(&check))).unwrap_or_else(|_| {
+            Outcome::judged(
+                0,
+                vec![check.note("the rule panicked: a bug of the harness")],
+            )
+        });
         // A rule still at work when the budget ran out may have been cut
         // short (a request not sent is no answer of the server's): its
         // verdict is not one.
@@ -345,7 +344,10 @@ fn run_inner(
     let target_name = target.name();
     *named = Some(target_name.clone());
     let seed = args.seed.unwrap_or_else(random_seed);
-    let (http, header_case_only) = connect(args, &target, &rules, deadline)?;
+    let answers = Arc::new(crate::rules::AnswerLog::new(
+        rules.iter().filter_map(Rule::observer).collect(),
+    ));
+    let (http, header_case_only) = connect(args, &target, answers.clone(), deadline)?;
     let jobs = http.pool().jobs();
     if let Some(why) = &header_case_only {
         let _ = writeln!(stderr, "aggpay-conformance: {why}");
@@ -365,6 +367,7 @@ fn run_inner(
 
     let mut ctx = Ctx {
         http,
+        answers,
         inputs: target.inputs.clone(),
         found: Found::default(),
         samples: Vec::new(),
@@ -424,7 +427,7 @@ const PREFLIGHT_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3
 fn connect(
     args: &Args,
     target: &Target,
-    rules: &[Rule],
+    answers: Arc<crate::rules::AnswerLog>,
     deadline: Option<Instant>,
 ) -> Result<(Http, Option<String>), Unusable> {
     let mut header_case_only = None;
@@ -462,7 +465,6 @@ fn connect(
             .unwrap_or_else(|| crate::cli::auto_jobs(round_trip)),
     );
     let pool = Arc::new(Pool::new(jobs));
-    let observers = rules.iter().filter_map(Rule::observer).collect();
     Http::new(
         HttpConfig {
             base: target.base.clone(),
@@ -475,7 +477,7 @@ fn connect(
             jobs,
         },
         pool,
-        observers,
+        answers,
     )
     .map(|http| (http, header_case_only))
     .map_err(|e| Unusable(e.to_string()))

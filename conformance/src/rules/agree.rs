@@ -7,7 +7,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::Judge;
-use super::{Check, Level, Outcome, Rule};
+use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::{OpId, REFERENCES};
 use crate::http::show;
 use crate::model::token_of;
@@ -24,8 +24,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "every transaction read names its aggregator merchant, rail merchant and aggregator as their own records do, wherever both are seen",
             faults: &[Fault::TransactionMerchantName],
-            check: references,
-            observe: None,
+            run: Run::Check(references),
         },
         Rule {
             id: "agree.charges",
@@ -37,8 +36,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "a payment's charges carry the amounts and currency of its payment transaction, for every payment read",
             faults: &[Fault::ChargesFeeShift],
-            check: charges,
-            observe: None,
+            run: Run::Check(charges),
         },
     ]
 }

@@ -5,8 +5,8 @@ use aggpay_internal::rules as text_rules;
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::{first_of, from_log, rows_of, strings};
-use super::{Level, Rule};
+use super::observe::{Cases, first_of, rows_of, strings};
+use super::{Level, Rule, Run};
 use crate::contract::Kind;
 use crate::http::{Exchange, show};
 
@@ -21,8 +21,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "amounts are decimal integer strings in paisa",
             faults: &[Fault::DecimalAmounts],
-            check: |c| from_log(c, true),
-            observe: Some(paisa),
+            run: Run::EveryAnswer(paisa, Cases::Successes),
         },
         Rule {
             id: "amounts.net",
@@ -33,8 +32,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "net_amount equals gross_amount minus fee_amount and the four tax amounts, on every charges and every transaction of every answer, refunds included",
             faults: &[Fault::NetMismatch, Fault::RefundNetMismatch],
-            check: |c| from_log(c, true),
-            observe: Some(net),
+            run: Run::EveryAnswer(net, Cases::Successes),
         },
         Rule {
             id: "amounts.currency",
@@ -43,8 +41,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["`currency` is an ISO 4217 code."],
             summary: "currency is an ISO 4217 code",
             faults: &[Fault::LowercaseCurrency],
-            check: |c| from_log(c, true),
-            observe: Some(currency),
+            run: Run::EveryAnswer(currency, Cases::Successes),
         },
     ]
 }

@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use proptest::prelude::*;
 
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule};
+use super::{Check, Failure, Level, Outcome, Rule, Run};
 use crate::contract::{OPS, Op, OpId, Role, names};
 use crate::ctx::Ctx;
 use crate::http::{Auth, Exchange, Place, Request};
@@ -28,8 +28,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedMessage,
                 Fault::UnauthorizedKeyMessage,
             ],
-            check: missing_key,
-            observe: None,
+            run: Run::Check(missing_key),
         },
         Rule {
             id: "auth.empty-key",
@@ -45,8 +44,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedMessage,
                 Fault::UnauthorizedKeyMessage,
             ],
-            check: empty_key,
-            observe: None,
+            run: Run::Check(empty_key),
         },
         Rule {
             id: "auth.wrong-key",
@@ -62,8 +60,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedMessage,
                 Fault::UnauthorizedKeyMessage,
             ],
-            check: wrong_key,
-            observe: None,
+            run: Run::Check(wrong_key),
         },
         Rule {
             id: HEADER_CASE,
@@ -74,8 +71,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "the valid key is taken whatever the spelling of the header's name (as API.md writes it, lower case, mixed case): every read answers the spellings alike",
             faults: &[Fault::KeyHeaderCaseSensitive],
-            check: header_case,
-            observe: None,
+            run: Run::Check(header_case),
         },
         Rule {
             id: "auth.header-only",
@@ -93,8 +89,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedMessage,
                 Fault::UnauthorizedKeyMessage,
             ],
-            check: header_only,
-            observe: None,
+            run: Run::Check(header_only),
         },
     ]
 }

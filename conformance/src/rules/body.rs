@@ -1,8 +1,8 @@
 //! body.*: every body, success or error, is JSON: labelled as JSON, read
 //! strictly, one meaning.
 
-use super::observe::from_log;
-use super::{Level, Rule};
+use super::observe::Cases;
+use super::{Level, Rule, Run};
 use crate::http::Exchange;
 use aggpay_mock::Fault;
 
@@ -15,8 +15,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Requests and responses are JSON."],
             summary: "every response body, success or error, is one JSON text once its content codings (of those the request accepted) are undone: UTF-8 without a byte order mark, RFC 8259's grammar, nothing after the text",
             faults: &[Fault::TextErrors],
-            check: |c| from_log(c, false),
-            observe: Some(json),
+            run: Run::EveryAnswer(json, Cases::Answers),
         },
         Rule {
             id: "body.media-type",
@@ -25,8 +24,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Requests and responses are JSON."],
             summary: "a JSON body is labelled with a JSON media type (application/json, or a +json type): labelled text/plain it is text to every client that honours the label",
             faults: &[Fault::ContentTypeText, Fault::RefundsTextPlain],
-            check: |c| from_log(c, false),
-            observe: Some(media_type),
+            run: Run::EveryAnswer(media_type, Cases::Answers),
         },
         Rule {
             id: "body.one-meaning",
@@ -35,8 +33,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Requests and responses are JSON."],
             summary: "no object names a member twice with values that differ: one client reads the first value, another the last, and serde's derive refuses the body",
             faults: &[Fault::DuplicateCount],
-            check: |c| from_log(c, false),
-            observe: Some(one_meaning),
+            run: Run::EveryAnswer(one_meaning, Cases::Answers),
         },
     ]
 }

@@ -5,8 +5,8 @@ use aggpay_mock::Fault;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::observe::from_log;
-use super::{Level, Rule};
+use super::observe::Cases;
+use super::{Level, Rule, Run};
 use crate::contract::OpId;
 use crate::http::Exchange;
 
@@ -31,8 +31,7 @@ pub fn rules() -> Vec<Rule> {
             Fault::BankAccountBadId,
             Fault::LaterPagesDropField,
         ],
-        check: |c| from_log(c, true),
-        observe: Some(decodes),
+        run: Run::EveryAnswer(decodes, Cases::Successes),
     }]
 }
 

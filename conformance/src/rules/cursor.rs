@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::paging::{Got, due, fetch, judge_rows, judge_walk, walk};
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule};
+use super::{Check, Failure, Level, Outcome, Rule, Run};
 use crate::contract::{OpId, names};
 use crate::http::Request;
 use crate::model::ListModel;
@@ -36,8 +36,7 @@ const RULES: &[Rule] = &[
             Fault::LaterPagesDropField,
             Fault::CursorSkipsRow,
         ],
-        check: default_limit,
-        observe: None,
+        run: Run::Check(default_limit),
     },
     Rule {
         id: "cursor.max-limit",
@@ -46,8 +45,7 @@ const RULES: &[Rule] = &[
         says: &["| page size | integer | default 30, maximum 100, 0 means the default |"],
         summary: "limits 1 to 100 give exactly that many first rows; above 100 (beyond 64 bits too), 400 or exactly the first 100",
         faults: &[Fault::NoLimitCap, Fault::HugeNumber500],
-        check: max_limit,
-        observe: None,
+        run: Run::Check(max_limit),
     },
     Rule {
         id: "cursor.order",
@@ -62,8 +60,7 @@ const RULES: &[Rule] = &[
             Fault::LaterPagesDropField,
             Fault::CursorSkipsRow,
         ],
-        check: order,
-        observe: None,
+        run: Run::Check(order),
     },
     Rule {
         id: "cursor.walk",
@@ -84,8 +81,7 @@ const RULES: &[Rule] = &[
             Fault::LaterPagesCountDrift,
             Fault::CursorSkipsRow,
         ],
-        check: walks,
-        observe: None,
+        run: Run::Check(walks),
     },
     Rule {
         id: "cursor.counts",
@@ -101,8 +97,7 @@ const RULES: &[Rule] = &[
             Fault::PayoutsInTransactions,
             Fault::CursorSkipsRow,
         ],
-        check: counts,
-        observe: None,
+        run: Run::Check(counts),
     },
     Rule {
         id: "cursor.bad-batch-token",
@@ -114,8 +109,7 @@ const RULES: &[Rule] = &[
         ],
         summary: "generated malformed batch tokens (every wrong length, wrong prefixes) get 400, in the query and in the path",
         faults: &[Fault::LenientBatchToken, Fault::BatchFilterIgnored],
-        check: bad_batch_token,
-        observe: None,
+        run: Run::Check(bad_batch_token),
     },
     Rule {
         id: "cursor.only-settlement-txns",
@@ -126,8 +120,7 @@ const RULES: &[Rule] = &[
         ],
         summary: "only_settlement_txns=true gives the batch's payouts and no transactions; false, or no flag (the default), its transactions and no payouts",
         faults: &[Fault::PayoutsInTransactions, Fault::ShortBatchToken],
-        check: only_settlement_txns,
-        observe: None,
+        run: Run::Check(only_settlement_txns),
     },
     Rule {
         id: "cursor.end",
@@ -147,8 +140,7 @@ const RULES: &[Rule] = &[
             Fault::LaterPagesCountDrift,
             Fault::CursorSkipsRow,
         ],
-        check: end,
-        observe: None,
+        run: Run::Check(end),
     },
 ];
 

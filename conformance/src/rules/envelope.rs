@@ -4,8 +4,8 @@
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::from_log;
-use super::{Check, Level, Outcome, Rule};
+use super::observe::{Cases, from_log};
+use super::{Check, Level, Outcome, Rule, Run};
 use crate::http::{Exchange, show};
 
 pub fn rules() -> Vec<Rule> {
@@ -19,8 +19,7 @@ pub fn rules() -> Vec<Rule> {
         ],
         summary: "every operation sampled succeeds with 2xx, and every 2xx body is {api_version: \"v1\", data: {...}}",
         faults: &[Fault::WrongApiVersion, Fault::ShortBatchToken],
-        check: envelope,
-        observe: Some(observe),
+        run: Run::EveryAnswerAnd(observe, envelope),
     }]
 }
 
@@ -42,7 +41,7 @@ fn observe(e: &Exchange) -> Option<String> {
 }
 
 fn envelope(c: &Check<'_>) -> Outcome {
-    let outcome = from_log(c, true);
+    let outcome = from_log(c, Cases::Successes);
     let mut failures: Vec<_> = outcome
         .failures
         .into_iter()

@@ -5,9 +5,9 @@
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::from_log;
+use super::observe::Cases;
 use super::support::Judge;
-use super::{Check, Level, Outcome, Rule};
+use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::{Form, OPS, Op, Role, Value as Kind, error_case};
 use crate::http::{Exchange, Request, show};
 
@@ -35,8 +35,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::BatchFilterIgnored,
                 Fault::BadRequestMessage,
             ],
-            check: bad_request,
-            observe: None,
+            run: Run::Check(bad_request),
         },
         Rule {
             id: "errors.not-found",
@@ -53,8 +52,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::NotFoundEnvelope,
                 Fault::NotFoundOtherMessage,
             ],
-            check: not_found,
-            observe: None,
+            run: Run::Check(not_found),
         },
         Rule {
             id: "errors.shape",
@@ -75,8 +73,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::BadRequestMessage,
                 Fault::UnauthorizedKeyMessage,
             ],
-            check: |c| from_log(c, false),
-            observe: Some(observe),
+            run: Run::EveryAnswer(observe, Cases::Answers),
         },
     ]
 }

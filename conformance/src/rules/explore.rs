@@ -4,7 +4,7 @@
 
 use aggpay_mock::Fault;
 
-use super::{Level, Rule};
+use super::{Level, Rule, Run};
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
@@ -34,7 +34,6 @@ pub fn rules() -> Vec<Rule> {
             Fault::AggregatorKeysMasked,
             Fault::AggregatorKeysStale,
         ],
-        check: crate::explore::sequences,
-        observe: None,
+        run: Run::Check(crate::explore::sequences),
     }]
 }

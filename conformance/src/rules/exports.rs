@@ -4,7 +4,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::{Judge, text};
-use super::{Check, Level, Outcome, Rule};
+use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::OpId;
 use crate::ctx::Sampled;
 use crate::http::show;
@@ -30,8 +30,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ShortBatchToken,
                 Fault::EmptyStringNull,
             ],
-            check: seeded,
-            observe: None,
+            run: Run::Check(seeded),
         },
         Rule {
             id: "exports.match",
@@ -47,8 +46,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ShortBatchToken,
                 Fault::ExportNewestBatch,
             ],
-            check: matches,
-            observe: None,
+            run: Run::Check(matches),
         },
     ]
 }

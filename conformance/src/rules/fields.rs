@@ -4,8 +4,8 @@
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::{Verdict, first_of, from_log, rows_of, schema, strings};
-use super::{Level, Rule};
+use super::observe::{Cases, Verdict, first_of, rows_of, schema, strings};
+use super::{Level, Rule, Run};
 use crate::contract::Kind;
 use crate::http::{Exchange, show};
 
@@ -22,8 +22,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::NumericIdAsNumber,
                 Fault::LaterPagesDropField,
             ],
-            check: |c| from_log(c, true),
-            observe: Some(required),
+            run: Run::EveryAnswer(required, Cases::Successes),
         },
         Rule {
             id: "fields.enums",
@@ -36,8 +35,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "batch status is one of the four BATCH_* names; rail merchant status Active, Inactive, Suspended or empty; QR type STATIC or DYNAMIC; report kind and status REPORT_KIND_* and REPORT_STATUS_* names",
             faults: &[Fault::RailMerchantStatusUnknown],
-            check: |c| from_log(c, true),
-            observe: Some(enums),
+            run: Run::EveryAnswer(enums, Cases::Successes),
         },
         Rule {
             id: "fields.state-bound",
@@ -56,8 +54,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ExportStorageKeyEarly,
                 Fault::EmptyStringNull,
             ],
-            check: |c| from_log(c, true),
-            observe: Some(state_bound),
+            run: Run::EveryAnswer(state_bound, Cases::Successes),
         },
         Rule {
             id: "fields.event-filter-json",
@@ -66,8 +63,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["| event_filter_json | string | a JSON-encoded array of event-name strings |"],
             summary: "event_filter_json is a JSON-encoded array of strings",
             faults: &[Fault::EventFilterObject],
-            check: |c| from_log(c, true),
-            observe: Some(event_filter),
+            run: Run::EveryAnswer(event_filter, Cases::Successes),
         },
         Rule {
             id: "fields.webhook-url",
@@ -76,8 +72,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["| url | string | absolute URL receiving deliveries |"],
             summary: "every webhook endpoint's url is an absolute URL",
             faults: &[Fault::WebhookUrlRelative],
-            check: |c| from_log(c, true),
-            observe: Some(webhook_url),
+            run: Run::EveryAnswer(webhook_url, Cases::Successes),
         },
         Rule {
             id: "fields.redacted-iban",
@@ -86,8 +81,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["redacted_iban (middle digits masked)"],
             summary: "the bank account's redacted_iban keeps the IBAN's ends and masks its middle digits",
             faults: &[Fault::IbanUnmasked],
-            check: |c| from_log(c, true),
-            observe: Some(redacted_iban),
+            run: Run::EveryAnswer(redacted_iban, Cases::Successes),
         },
     ]
 }

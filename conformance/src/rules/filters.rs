@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::paging::{due, judge_walk, offset_case, walk};
 use super::support::Judge;
 use super::values::{by_size, candidates, matched, pairs};
-use super::{Check, Failure, Level, Outcome, Rule};
+use super::{Check, Failure, Level, Outcome, Rule, Run};
 use crate::contract::{Many, OpId, Paging, Role, names};
 use crate::model::expect::{Given, Order, query_text};
 use crate::model::{ListModel, Picker, token_of};
@@ -49,8 +49,7 @@ const RULES: &[Rule] = &[
             Fault::OffsetOffByOne,
             Fault::NonAsciiNameFilter,
         ],
-        check: alone,
-        observe: None,
+        run: Run::Check(alone),
     },
     Rule {
         id: "filters.combined",
@@ -83,8 +82,7 @@ const RULES: &[Rule] = &[
             Fault::OffsetOffByOne,
             Fault::NonAsciiNameFilter,
         ],
-        check: combined,
-        observe: None,
+        run: Run::Check(combined),
     },
     Rule {
         id: "filters.multi-value",
@@ -111,8 +109,7 @@ const RULES: &[Rule] = &[
             Fault::NonAsciiNameFilter,
             Fault::UnicodeQuery500,
         ],
-        check: multi_value,
-        observe: None,
+        run: Run::Check(multi_value),
     },
     Rule {
         id: "filters.qrs",
@@ -125,8 +122,7 @@ const RULES: &[Rule] = &[
             Fault::LaterPagesDropField,
             Fault::OffsetOffByOne,
         ],
-        check: qr_type,
-        observe: None,
+        run: Run::Check(qr_type),
     },
 ];
 

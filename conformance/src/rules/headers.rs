@@ -1,8 +1,8 @@
 //! headers.*: every response carries Content-Length and Date. Judged on
 //! every exchange of the run, as it happens.
 
-use super::observe::from_log;
-use super::{Level, Rule};
+use super::observe::Cases;
+use super::{Level, Rule, Run};
 use crate::http::Exchange;
 use aggpay_mock::Fault;
 
@@ -15,8 +15,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Responses carry the headers Content-Length and Date."],
             summary: "every response carries Content-Length, equal to the body's length",
             faults: &[Fault::Chunked],
-            check: |c| from_log(c, false),
-            observe: Some(content_length),
+            run: Run::EveryAnswer(content_length, Cases::Answers),
         },
         Rule {
             id: "headers.date",
@@ -25,8 +24,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Responses carry the headers Content-Length and Date."],
             summary: "every response carries a Date header holding an HTTP date",
             faults: &[Fault::BadDateHeader],
-            check: |c| from_log(c, false),
-            observe: Some(date),
+            run: Run::EveryAnswer(date, Cases::Answers),
         },
     ]
 }

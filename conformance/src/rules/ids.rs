@@ -7,9 +7,9 @@ use aggpay_internal::rules as text_rules;
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::{first_of, from_log, rows_of, strings};
+use super::observe::{Cases, first_of, rows_of, strings};
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule};
+use super::{Check, Failure, Level, Outcome, Rule, Run};
 use crate::contract::{Kind, OPS, Op, OpId};
 use crate::http::{Exchange, Request, encode, show};
 use crate::model::expect::differs;
@@ -24,8 +24,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Identifiers are strings with a type prefix."],
             summary: "every identifier field carries its type prefix, in every record of every answer",
             faults: &[Fault::WrongTxnPrefix, Fault::DynamicQrPrefix],
-            check: |c| from_log(c, true),
-            observe: Some(prefixes),
+            run: Run::EveryAnswer(prefixes, Cases::Successes),
         },
         Rule {
             id: "ids.numeric",
@@ -36,8 +35,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "numeric ids and numeric string fields are decimal digit strings, nested records included",
             faults: &[Fault::BankAccountBadId],
-            check: |c| from_log(c, true),
-            observe: Some(numeric),
+            run: Run::EveryAnswer(numeric, Cases::Successes),
         },
         Rule {
             id: "ids.batch-token",
@@ -46,8 +44,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["sb_ (settlement batch; exactly 39 characters in total)"],
             summary: "every settlement batch token is sb_ and exactly 39 characters",
             faults: &[Fault::ShortBatchToken],
-            check: |c| from_log(c, true),
-            observe: Some(batch_tokens),
+            run: Run::EveryAnswer(batch_tokens, Cases::Successes),
         },
         Rule {
             id: "ids.access-key-shapes",
@@ -58,8 +55,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "access keys have numeric id with ak_ token, or ak_ id with ak_tok_ token",
             faults: &[Fault::MixedKeyShape],
-            check: |c| from_log(c, true),
-            observe: Some(key_shapes),
+            run: Run::EveryAnswer(key_shapes, Cases::Successes),
         },
         Rule {
             id: "ids.path-match",
@@ -76,8 +72,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ChargesFirstPayment,
                 Fault::RailMerchantReadDiffers,
             ],
-            check: path_match,
-            observe: None,
+            run: Run::Check(path_match),
         },
         Rule {
             id: "ids.unknown",
@@ -94,8 +89,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnknownAliasFound,
                 Fault::LongId500,
             ],
-            check: unknown,
-            observe: None,
+            run: Run::Check(unknown),
         },
     ]
 }

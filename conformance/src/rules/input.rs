@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use proptest::prelude::*;
 
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule};
+use super::{Check, Failure, Level, Outcome, Rule, Run};
 use crate::contract::{OPS, Op, Param, Value as Kind};
 use crate::http::{Exchange, Request};
 use crate::model::Picker;
@@ -33,8 +33,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::BadRequestMessage,
                 Fault::RailMerchant404Message,
             ],
-            check: hostile,
-            observe: None,
+            run: Run::Check(hostile),
         },
         Rule {
             id: "input.arbitrary",
@@ -52,8 +51,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::HugeNumber500,
                 Fault::BadRequestMessage,
             ],
-            check: arbitrary,
-            observe: None,
+            run: Run::Check(arbitrary),
         },
     ]
 }

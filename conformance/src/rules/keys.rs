@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule};
+use super::{Check, Failure, Level, Outcome, Rule, Run};
 use crate::contract::OpId;
 use crate::contract::resources::ACCESS_KEY;
 use crate::ctx::Sampled;
@@ -23,8 +23,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Rotates the key and returns `data`: AccessKey with the new secret."],
             summary: "rotation returns the key asked with a secret different from the one before (a lost answer is recovered from the key list), and the key list then shows that new secret",
             faults: &[Fault::RotateSameSecret, Fault::RotateOtherKey],
-            check: rotation,
-            observe: None,
+            run: Run::Check(rotation),
         },
         Rule {
             id: "keys.consistent",
@@ -35,8 +34,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "the keys of the aggregator record are those of the key list, field by field, before the rotation and after it; the rotation changes the rotated key's secret and nothing of the others",
             faults: &[Fault::AggregatorKeysMasked, Fault::AggregatorKeysStale],
-            check: consistent,
-            observe: None,
+            run: Run::Check(consistent),
         },
     ]
 }

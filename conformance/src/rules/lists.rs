@@ -3,8 +3,8 @@
 use aggpay_internal::rules as text_rules;
 use aggpay_mock::Fault;
 
-use super::observe::{Verdict, from_log, schema};
-use super::{Level, Rule};
+use super::observe::{Cases, Verdict, schema};
+use super::{Level, Rule, Run};
 use crate::contract::Kind;
 use crate::http::{Exchange, show};
 
@@ -18,8 +18,7 @@ pub fn rules() -> Vec<Rule> {
         ],
         summary: "count is a string, except an integer in the access-key and refund lists",
         faults: &[Fault::CountTypesSwapped],
-        check: |c| from_log(c, true),
-        observe: Some(count_types),
+        run: Run::EveryAnswer(count_types, Cases::Successes),
     }]
 }
 

@@ -2,7 +2,7 @@
 //! alias value.
 
 use super::support::{Judge, text};
-use super::{Check, Level, Outcome, Rule};
+use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::{OpId, names};
 use crate::ctx::Sampled;
 use crate::http::Request;
@@ -17,8 +17,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["account metadata by IBAN or alias."],
             summary: "an account lookup by IBAN answers for that IBAN: the one given, and the aggregator's own when the server resolves it",
             faults: &[Fault::AccountInfoWrongIban],
-            check: matches,
-            observe: None,
+            run: Run::Check(matches),
         },
         Rule {
             id: "lookups.looked-up",
@@ -30,8 +29,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "every lookup (IBAN, mobile alias, till code) is tried with its known value and with values no account has: an answer for an unknown value is never the account a known value names",
             faults: &[Fault::TillAnyAccount],
-            check: looked_up,
-            observe: None,
+            run: Run::Check(looked_up),
         },
         Rule {
             id: "lookups.owner",
@@ -47,8 +45,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::TillAnyAccount,
                 Fault::RailMerchantWrongRecord,
             ],
-            check: owner,
-            observe: None,
+            run: Run::Check(owner),
         },
         Rule {
             id: "lookups.alias-value-required",
@@ -62,8 +59,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::BadRequestEnvelope,
                 Fault::BadRequestMessage,
             ],
-            check: alias_value_required,
-            observe: None,
+            run: Run::Check(alias_value_required),
         },
     ]
 }

@@ -18,6 +18,7 @@ mod ids;
 mod input;
 mod keys;
 mod lists;
+mod log;
 mod lookups;
 mod observe;
 mod offset;
@@ -31,15 +32,19 @@ mod wire;
 
 pub use auth::HEADER_CASE;
 pub use catalogue::catalogue;
+pub use log::AnswerLog;
 #[cfg(test)]
 pub use model::Evidence;
-pub use model::{Check, Failure, Level, Outcome, Phase, Rule, Status};
+pub use model::{Check, Failure, Level, Outcome, Phase, Rule, Run, Status};
+pub use observe::Cases;
 
 mod model {
     use std::fmt;
 
+    use super::log::Observer;
+    use super::observe::{self, Cases};
     use crate::ctx::Ctx;
-    use crate::http::{Exchange, Observer, Request};
+    use crate::http::{Exchange, Request};
 
     /// How much a rule's failure weighs.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,25 +93,62 @@ mod model {
         /// Faults of `aggpay-mock` that break it (the proof it can fail);
         /// typed, so that a misspelt fault does not compile.
         pub faults: &'static [aggpay_mock::Fault],
-        /// The check.
-        pub check: fn(&Check<'_>) -> Outcome,
-        /// A judge of every exchange, for the rules of the exchanges phase.
-        pub observe: Option<fn(&Exchange) -> Option<String>>,
+        /// How it judges.
+        pub run: Run,
+    }
+
+    /// How a rule judges.
+    #[derive(Clone, Copy)]
+    pub enum Run {
+        /// It sends or reads what it needs and judges it, beside the
+        /// other rules.
+        Check(fn(&Check<'_>) -> Outcome),
+        /// It judges every answer of the run as it is made (`Some(why)`
+        /// when broken), and is reported after every other rule; its cases
+        /// are the answers it counts.
+        EveryAnswer(fn(&Exchange) -> Option<String>, Cases),
+        /// Both: it judges every answer, then its check adds what it
+        /// judges of its own (given the answers' verdict by
+        /// [`observe::from_log`]).
+        EveryAnswerAnd(fn(&Exchange) -> Option<String>, fn(&Check<'_>) -> Outcome),
+    }
+
+    impl fmt::Debug for Run {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(match self {
+                Run::Check(_) => "Check",
+                Run::EveryAnswer(_, Cases::Successes) => "EveryAnswer(successes)",
+                Run::EveryAnswer(_, Cases::Answers) => "EveryAnswer(answers)",
+                Run::EveryAnswerAnd(..) => "EveryAnswerAnd",
+            })
+        }
     }
 
     impl Rule {
         /// When it runs.
         pub fn phase(&self) -> Phase {
-            if self.observe.is_some() {
-                Phase::Exchanges
-            } else {
-                Phase::Rules
+            match self.run {
+                Run::Check(_) => Phase::Rules,
+                Run::EveryAnswer(..) | Run::EveryAnswerAnd(..) => Phase::Exchanges,
             }
         }
 
-        /// Its per-exchange judge, for the HTTP layer.
+        /// Its judge of every answer, for the HTTP layer.
         pub fn observer(&self) -> Option<Observer> {
-            self.observe.map(|judge| (self.id, judge))
+            match self.run {
+                Run::Check(_) => None,
+                Run::EveryAnswer(judge, _) | Run::EveryAnswerAnd(judge, _) => {
+                    Some((self.id, judge))
+                }
+            }
+        }
+
+        /// Judges, in the run's context.
+        pub fn judge(&self, c: &Check<'_>) -> Outcome {
+            match self.run {
+                Run::Check(check) | Run::EveryAnswerAnd(_, check) => check(c),
+                Run::EveryAnswer(_, cases) => observe::from_log(c, cases),
+            }
         }
     }
 
@@ -402,27 +444,6 @@ mod tests {
                     "{}: {quote:?} is not in spec/API.md or spec/WIRE.md",
                     r.id
                 );
-            }
-        }
-    }
-
-    /// `spec/` is the copy of the contract the quotes are held to: equal
-    /// to the shared specification wherever that is checked out beside
-    /// the repository.
-    #[test]
-    fn the_spec_copy_is_the_shared_specification() {
-        let shared = format!("{}/../../shared/spec", env!("CARGO_MANIFEST_DIR"));
-        for name in ["API.md", "WIRE.md"] {
-            let ours = format!("{}/../spec/{name}", env!("CARGO_MANIFEST_DIR"));
-            match std::fs::read_to_string(format!("{shared}/{name}")) {
-                Ok(theirs) => assert_eq!(
-                    std::fs::read_to_string(&ours).unwrap(),
-                    theirs,
-                    "spec/{name} differs from {shared}/{name}: copy it again"
-                ),
-                Err(_) => eprintln!(
-                    "note: {shared}/{name} is not checked out; spec/{name} is not compared"
-                ),
             }
         }
     }

@@ -88,18 +88,26 @@ pub fn first_of(findings: impl IntoIterator<Item = String>) -> Option<String> {
     })
 }
 
-/// The verdict of an exchange rule: its violations over the run.
-/// `successes_only` counts only successful exchanges as cases.
-pub fn from_log(c: &Check<'_>, successes_only: bool) -> Outcome {
-    let log = c.ctx.http.log();
+/// Which answers a rule that judges every answer counts as its cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cases {
+    /// Successes (it judges what a success holds).
+    Successes,
+    /// Every answer the server gave.
+    Answers,
+}
+
+/// The verdict of a rule that judges every answer: its violations over
+/// the run, and the answers it counts as cases.
+pub fn from_log(c: &Check<'_>, counted: Cases) -> Outcome {
+    let log = c.ctx.answers.lock();
     if log.answered == 0 {
         return Outcome::skipped("the server answered nothing");
     }
     let (violations, total) = log.of(c.rule);
-    let cases = if successes_only {
-        log.successes
-    } else {
-        log.answered
+    let cases = match counted {
+        Cases::Successes => log.successes,
+        Cases::Answers => log.answered,
     };
     drop(log);
     let mut failures: Vec<_> = violations

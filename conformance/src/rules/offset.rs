@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::paging::{Meanings, fetch, judge_rows, meanings, offset_case};
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule};
+use super::{Check, Failure, Level, Outcome, Rule, Run};
 use crate::contract::{Paging, Role, names};
 use crate::model::expect::{Expected, Order};
 use crate::model::{ListModel, Picker};
@@ -32,8 +32,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::LaterPagesCountDrift,
                 Fault::OffsetOffByOne,
             ],
-            check: pages,
-            observe: None,
+            run: Run::Check(pages),
         },
         Rule {
             id: "offset.limit",
@@ -45,8 +44,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "page sizes 1, small, none, 100 and above: never more rows than asked, exactly the list's first rows (a server may cap a page, refuse a size above its maximum, or give its default without one)",
             faults: &[Fault::OffsetLimitIgnored, Fault::HugeNumber500],
-            check: limit,
-            observe: None,
+            run: Run::Check(limit),
         },
         Rule {
             id: "offset.count",
@@ -57,8 +55,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "an offset list's count means one thing on every page of it (the rows matching, the whole list, or the page): it does not drift on later pages",
             faults: &[Fault::LaterPagesCountDrift],
-            check: count,
-            observe: None,
+            run: Run::Check(count),
         },
         Rule {
             id: "offset.direction",
@@ -70,8 +67,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "an offset list with a direction: ASC is its DESC order reversed; lowercase, empty, garbage or no direction gives the DESC order",
             faults: &[Fault::RefundDirectionLowercase, Fault::LowercaseAsc],
-            check: direction,
-            observe: None,
+            run: Run::Check(direction),
         },
     ]
 }

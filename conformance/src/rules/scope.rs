@@ -4,9 +4,9 @@
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::{Verdict, from_log, schema};
+use super::observe::{Cases, Verdict, schema};
 use super::support::Judge;
-use super::{Check, Level, Outcome, Rule};
+use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::OpId;
 use crate::http::{Exchange, Request, show};
 
@@ -21,8 +21,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "the aggregator record's token, and every aggregator_id of every record of every answer (later pages included), is the aggregator of the path",
             faults: &[Fault::ForeignAggregatorId, Fault::AnyAggregator],
-            check: |c| from_log(c, true),
-            observe: Some(aggregator),
+            run: Run::EveryAnswer(aggregator, Cases::Successes),
         },
         Rule {
             id: "scope.unknown-aggregator",
@@ -34,8 +33,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "a well-formed aggregator id that is not the key's never succeeds, on every operation: 401, or 404 error.not_found",
             faults: &[Fault::AnyAggregator],
-            check: unknown_aggregator,
-            observe: None,
+            run: Run::Check(unknown_aggregator),
         },
     ]
 }

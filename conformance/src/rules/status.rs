@@ -1,7 +1,7 @@
 //! status.*: the one success status API.md states.
 
 use super::support::Judge;
-use super::{Check, Level, Outcome, Rule};
+use super::{Check, Level, Outcome, Rule, Run};
 use aggpay_mock::Fault;
 
 use crate::contract::OpId;
@@ -14,8 +14,7 @@ pub fn rules() -> Vec<Rule> {
         says: &["Success status code is stated only for the payment-charges operation (200)"],
         summary: "the payment-charges operation succeeds with 200 exactly",
         faults: &[Fault::Charges201, Fault::Success201],
-        check: charges_200,
-        observe: None,
+        run: Run::Check(charges_200),
     }]
 }
 

@@ -4,8 +4,8 @@
 use aggpay_internal::rules as text_rules;
 use aggpay_mock::Fault;
 
-use super::observe::{from_log, strings};
-use super::{Check, Level, Outcome, Rule};
+use super::observe::{Cases, from_log, strings};
+use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::{Kind, OpId};
 use crate::http::Exchange;
 
@@ -20,8 +20,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "timestamps are RFC 3339 UTC strings, in every record of every answer",
             faults: &[Fault::OffsetTimestamps, Fault::UnlinkedMerchantBadTimestamp],
-            check: |c| from_log(c, true),
-            observe: Some(timestamps),
+            run: Run::EveryAnswer(timestamps, Cases::Successes),
         },
         Rule {
             id: "time.null-not-empty",
@@ -30,8 +29,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Nullable timestamps are JSON null when unset."],
             summary: "nullable timestamps are JSON null when unset, never \"\"",
             faults: &[Fault::EmptyStringNull],
-            check: |c| from_log(c, true),
-            observe: Some(null_timestamps),
+            run: Run::EveryAnswer(null_timestamps, Cases::Successes),
         },
         Rule {
             id: "time.dates",
@@ -40,8 +38,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Alias dates are calendar dates (YYYY-MM-DD)."],
             summary: "alias dates are calendar dates YYYY-MM-DD",
             faults: &[Fault::DatetimeAliasDates],
-            check: dates_verdict,
-            observe: Some(dates),
+            run: Run::EveryAnswerAnd(dates, dates_verdict),
         },
     ]
 }
@@ -92,7 +89,7 @@ fn dates(e: &Exchange) -> Option<String> {
 /// Only an alias carries dates: without one read, nothing was judged.
 fn dates_verdict(c: &Check<'_>) -> Outcome {
     match c.ctx.sample_or_why(OpId::Alias) {
-        Ok(_) => from_log(c, true),
+        Ok(_) => from_log(c, Cases::Successes),
         Err(why) => Outcome::skipped(why),
     }
 }

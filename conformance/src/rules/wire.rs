@@ -6,10 +6,10 @@ use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::observe::from_log;
+use super::observe::Cases;
 use super::paging::fetch;
 use super::support::{Judge, text};
-use super::{Check, Level, Outcome, Rule};
+use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::{OpId, names};
 use crate::ctx::Sampled;
 use crate::http::{Auth, Exchange, Request};
@@ -44,8 +44,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "generated cursors (real ids, their neighbours, random numbers): a page holds only ids beyond the cursor",
             faults: &[Fault::CursorInclusive],
-            check: cursor_bounds,
-            observe: None,
+            run: Run::Check(cursor_bounds),
         },
         Rule {
             id: "wire.limit-validation",
@@ -54,8 +53,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["negative or non-numeric: 400."],
             summary: "a negative or non-numeric limit gets 400",
             faults: &[Fault::NegativeLimitAccepted],
-            check: limit_validation,
-            observe: None,
+            run: Run::Check(limit_validation),
         },
         Rule {
             id: "wire.rotation-revokes-old",
@@ -68,8 +66,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::AcceptAnyKey,
                 Fault::RotateSameSecret,
             ],
-            check: revokes_old,
-            observe: None,
+            run: Run::Check(revokes_old),
         },
         Rule {
             id: "wire.export-validation",
@@ -84,8 +81,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::TextErrors,
                 Fault::BadRequestEnvelope,
             ],
-            check: export_validation,
-            observe: None,
+            run: Run::Check(export_validation),
         },
         Rule {
             id: "wire.export-seeded",
@@ -101,8 +97,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::EmptyStringNull,
                 Fault::ExportSeededFinished,
             ],
-            check: export_seeded,
-            observe: None,
+            run: Run::Check(export_seeded),
         },
         Rule {
             id: "wire.unknown-id-404",
@@ -118,8 +113,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnknownRailMerchantFound,
                 Fault::RailMerchant404Message,
             ],
-            check: unknown_id_404,
-            observe: None,
+            run: Run::Check(unknown_id_404),
         },
         Rule {
             id: "wire.success-200",
@@ -128,8 +122,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Success: 200 everywhere in the mock"],
             summary: "success answers are 200 (the charges aside: status.charges-200 requires it)",
             faults: &[Fault::Success201],
-            check: |c| from_log(c, true),
-            observe: Some(success_200),
+            run: Run::EveryAnswer(success_200, Cases::Successes),
         },
         Rule {
             id: "wire.content-type-json",
@@ -142,8 +135,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::TextErrors,
                 Fault::RefundsTextPlain,
             ],
-            check: |c| from_log(c, false),
-            observe: Some(content_type_json),
+            run: Run::EveryAnswer(content_type_json, Cases::Answers),
         },
         Rule {
             id: "wire.unique-members",
@@ -152,8 +144,7 @@ pub fn rules() -> Vec<Rule> {
             says: &[],
             summary: "no object names a member twice, even with the same value (body.one-meaning requires it where the values differ)",
             faults: &[Fault::DuplicateCount],
-            check: |c| from_log(c, false),
-            observe: Some(unique_members),
+            run: Run::EveryAnswer(unique_members, Cases::Answers),
         },
         Rule {
             id: "wire.payout-shape",
@@ -164,8 +155,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "payouts carry stxn_ tokens, sb_ batch tokens, paisa amounts and acct_ accounts, and the client decodes them",
             faults: &[Fault::PayoutPrefix],
-            check: payouts,
-            observe: None,
+            run: Run::Check(payouts),
         },
         Rule {
             id: "wire.paging-names",
@@ -177,8 +167,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "an offset list whose paging parameters API.md gives by purpose only reads WIRE.md's `limit` and `offset`; one that reads neither a bad value nor another value of a name names it otherwise, and the rules that need it do not apply to that list",
             faults: &[Fault::PagingUnread],
-            check: paging_names,
-            observe: None,
+            run: Run::Check(paging_names),
         },
     ]
 }

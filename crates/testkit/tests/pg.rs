@@ -16,23 +16,20 @@ fn a_cluster_starts_answers_and_stops() {
     );
 }
 
-/// Run in a child process by the test below: starts a cluster with the
-/// environment it was given.
+/// Run in a child process by the test below (`--ignored --exact`):
+/// starts a cluster with the environment it was given.
 #[test]
+#[ignore = "a child process of missing_binaries_fail_saying_how_to_install_them"]
 fn start_in_a_child() {
-    if std::env::var_os("AGGPAY_PG_CHILD").is_none() {
-        return;
-    }
     drop(PgCluster::start());
 }
 
-/// Run in a child process by the test below: takes the shared cluster,
-/// makes a database in it, prints the port and exits without dropping it.
+/// Run in a child process by the test below (`--ignored --exact`): takes
+/// the shared cluster, makes a database in it, prints the port and exits
+/// without dropping it.
 #[test]
+#[ignore = "a child process of the_shared_cluster_stops_after_its_process"]
 fn shared_in_a_child() {
-    if std::env::var_os("AGGPAY_PG_SHARED_CHILD").is_none() {
-        return;
-    }
     let Some(pg) = PgCluster::shared() else {
         println!("skipped");
         return;
@@ -51,8 +48,7 @@ fn shared_in_a_child() {
 #[test]
 fn the_shared_cluster_stops_after_its_process() {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "shared_in_a_child", "--nocapture"])
-        .env("AGGPAY_PG_SHARED_CHILD", "1")
+        .args(["--ignored", "--exact", "shared_in_a_child", "--nocapture"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -86,12 +82,12 @@ fn missing_binaries_fail_saying_how_to_install_them() {
     let child = |skip: bool| {
         let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
         cmd.args([
+            "--ignored",
             "--exact",
             "start_in_a_child",
             "--nocapture",
             "--test-threads=1",
         ])
-        .env("AGGPAY_PG_CHILD", "1")
         .env("AGGPAY_PG_BIN", empty.path());
         if skip {
             cmd.env(aggpay_testkit::SKIP_POSTGRES, "1");

@@ -1,0 +1,620 @@
+//! The harness's client of one server: sends requests within the run's
+//! budget and pace, retries what is transient, keeps every secret it sees
+//! out of what it shows, and hands every answer to the rules' log.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use aggpay_internal::coding;
+use aggpay_internal::rules::KEY_HEADER;
+use aggpay_internal::text::Redactor;
+
+use serde_json::Value;
+
+use super::{
+    Answer, Auth, Exchange, MAX_BODY, NoAnswer, Place, Request, SNIPPET, Transient, USER_AGENT,
+    encode, json, raw, retry,
+};
+use crate::contract::Op;
+use crate::pool::Pool;
+
+/// What sees every answer the server gives, as it is made (the rules'
+/// log, which judges it).
+pub trait Watch: Send + Sync {
+    /// An exchange the server answered (a transient failure is not one).
+    fn answered(&self, e: &Exchange);
+}
+
+/// How the harness reaches the server.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The base URL, its path prefix included.
+    pub base: String,
+    /// The aggregator of every path.
+    pub aggregator: String,
+    /// The key.
+    pub key: String,
+    /// Per request.
+    pub timeout: Duration,
+    /// The least time between two requests.
+    pub interval: Option<Duration>,
+    /// A PEM file of CA certificates to trust.
+    pub ca_cert: Option<std::path::PathBuf>,
+    /// When the run must end.
+    pub deadline: Option<Instant>,
+    /// Requests in flight at once.
+    pub jobs: usize,
+}
+
+/// The harness's HTTP client of one server. `Sync`: rules share it.
+pub struct Http {
+    agent: ureq::Agent,
+    agent_config: ureq::config::Config,
+    base: String,
+    aggregator: String,
+    key: String,
+    timeout: Duration,
+    /// At most so many requests a second (the client's pacer).
+    pacer: Option<aggpay_internal::http::Pacer>,
+    deadline: Option<Instant>,
+    /// The CA file, for requests sent byte for byte.
+    ca_cert: Option<std::path::PathBuf>,
+    spent: AtomicBool,
+    pool: Arc<Pool>,
+    redactor: RwLock<Redactor>,
+    watch: Arc<dyn Watch>,
+    sent: AtomicU64,
+    retries: AtomicU64,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http")
+            .field("base", &self.base)
+            .field("key", &"<redacted>")
+            .finish_non_exhaustive()
+    }
+}
+
+impl Http {
+    /// A client of `config.base`, showing every answer to `watch`.
+    ///
+    /// # Errors
+    ///
+    /// Why the CA file cannot be used.
+    pub fn new(
+        config: HttpConfig,
+        pool: Arc<Pool>,
+        watch: Arc<dyn Watch>,
+    ) -> Result<Self, aggpay_internal::http::CaError> {
+        let mut tls = ureq::tls::TlsConfig::builder();
+        if let Some(path) = &config.ca_cert {
+            let roots = aggpay_internal::http::ca_file(path)?;
+            tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&roots));
+        }
+        let agent_config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(config.timeout))
+            .timeout_connect(Some(config.timeout.min(Duration::from_secs(10))))
+            // Never follow a redirect: the key goes to the base URL only.
+            .max_redirects(0)
+            .tls_config(tls.build())
+            .user_agent(USER_AGENT)
+            .build();
+        let agent = agent_config.clone().new_agent();
+        let mut redactor = Redactor::new();
+        redactor.add(&config.key);
+        Ok(Self {
+            agent,
+            agent_config,
+            base: config.base.trim_end_matches('/').to_owned(),
+            aggregator: config.aggregator,
+            key: config.key,
+            timeout: config.timeout,
+            pacer: config.interval.map(aggpay_internal::http::Pacer::new),
+            deadline: config.deadline,
+            ca_cert: config.ca_cert.clone(),
+            spent: AtomicBool::new(false),
+            pool,
+            redactor: RwLock::new(redactor),
+            watch,
+            sent: AtomicU64::new(0),
+            retries: AtomicU64::new(0),
+        })
+    }
+
+    /// The pool the requests go through.
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// Requests sent so far, retries included.
+    pub fn sent(&self) -> u64 {
+        self.sent.load(Ordering::SeqCst)
+    }
+
+    /// Requests sent again after a transient failure.
+    pub fn retries(&self) -> u64 {
+        self.retries.load(Ordering::SeqCst)
+    }
+
+    /// True once a request was held back because the budget ran out.
+    pub fn budget_spent(&self) -> bool {
+        self.spent.load(Ordering::SeqCst)
+    }
+
+    /// The configured key, for comparisons only.
+    pub fn key_matches(&self, secret: &str) -> bool {
+        secret == self.key
+    }
+
+    /// The configured aggregator.
+    pub fn aggregator(&self) -> &str {
+        &self.aggregator
+    }
+
+    /// Learns a secret to redact from everything shown.
+    pub fn learn_secret(&self, secret: &str) {
+        self.redactor
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .add(secret);
+    }
+
+    fn redactor(&self) -> std::sync::RwLockReadGuard<'_, Redactor> {
+        self.redactor
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The URL of a request, query encoded, key never included.
+    pub fn url(&self, request: &Request) -> String {
+        let aggregator = request.aggregator.as_deref().unwrap_or(&self.aggregator);
+        let mut url =
+            aggpay_internal::rules::aggregator_url(&self.base, aggregator) + &request.path;
+        for (i, (k, v)) in request.query.iter().enumerate() {
+            url.push(if i == 0 { '?' } else { '&' });
+            url.push_str(&encode(k));
+            url.push('=');
+            url.push_str(&encode(v));
+        }
+        if let Auth::Elsewhere(Place::Query(name)) = request.auth {
+            url.push(if request.query.is_empty() { '?' } else { '&' });
+            url.push_str(&format!("{}=<redacted>", encode(name)));
+        }
+        url
+    }
+
+    /// The URL sent: [`Http::url`] with the key where a request offers it
+    /// in the query.
+    fn url_sent(&self, request: &Request, url: &str) -> String {
+        match request.auth {
+            Auth::Elsewhere(Place::Query(name)) => url.replace(
+                &format!("{}=<redacted>", encode(name)),
+                &format!("{}={}", encode(name), encode(&self.key)),
+            ),
+            _ => url.to_owned(),
+        }
+    }
+
+    /// A `curl` command reproducing the request; every credential shown
+    /// as `<redacted>`.
+    pub fn curl(&self, request: &Request) -> String {
+        let mut cmd = format!(
+            "curl -sS -X {} {}",
+            request.method,
+            shell_quote(&self.url(request))
+        );
+        match &request.auth {
+            Auth::Key | Auth::Secret(_) => {
+                cmd.push_str(&format!(" -H '{KEY_HEADER}: <redacted>'"));
+            }
+            Auth::Missing | Auth::Elsewhere(Place::Query(_)) => {}
+            Auth::Probe(v) => {
+                cmd.push_str(&format!(
+                    " -H {}",
+                    shell_quote(&format!("{KEY_HEADER}: {v}"))
+                ));
+            }
+            Auth::Elsewhere(Place::Header(name, prefix)) => {
+                cmd.push_str(&format!(" -H '{name}: {prefix}<redacted>'"));
+            }
+            Auth::Elsewhere(Place::Cookie(name)) => {
+                cmd.push_str(&format!(" -H 'Cookie: {name}=<redacted>'"));
+            }
+            Auth::Spelled(name) => cmd.push_str(&format!(" -H '{name}: <redacted>'")),
+        }
+        if let Some(body) = &request.body {
+            cmd.push_str(&format!(
+                " -H 'Content-Type: application/json' --data {}",
+                shell_quote(body)
+            ));
+        }
+        self.text(&cmd, usize::MAX)
+    }
+
+    /// Text fit to show: every secret redacted, control characters
+    /// escaped, at most `max_chars` characters.
+    pub fn text(&self, text: &str, max_chars: usize) -> String {
+        self.redactor().text(text, max_chars)
+    }
+
+    /// The start of a body, fit to show.
+    pub fn snippet(&self, body: &[u8]) -> String {
+        self.redactor().snippet(body, SNIPPET)
+    }
+
+    /// The time left before the deadline (`None`: no deadline).
+    fn left(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// An exchange that was never answered.
+    fn unanswered(request: Request, url: String, why: NoAnswer, attempts: u32) -> Exchange {
+        Exchange {
+            op: Op::route(request.method, &request.path),
+            request,
+            url,
+            outcome: Err(why),
+            headers: Vec::new(),
+            body: Vec::new(),
+            received: 0,
+            undecodable: None,
+            json: None,
+            duplicates: Vec::new(),
+            attempts,
+            transient: None,
+        }
+    }
+
+    /// One attempt on `agent`, within the budget; `None` when the budget
+    /// ran out before it could be sent.
+    fn attempt(
+        &self,
+        agent: &ureq::Agent,
+        request: &Request,
+        url: &str,
+    ) -> Option<Result<Answer, ureq::Error>> {
+        let _slot = self.pool.slot();
+        // A turn of the pacer past the deadline is not waited for: the
+        // budget bounds the whole run, pacing included.
+        if let Some(pacer) = &self.pacer
+            && !pacer.wait_before(self.deadline)
+        {
+            self.spent.store(true, Ordering::SeqCst);
+            return None;
+        }
+        let timeout = match self.left() {
+            Some(left) if left.is_zero() => {
+                self.spent.store(true, Ordering::SeqCst);
+                return None;
+            }
+            Some(left) => self.timeout.min(left),
+            None => self.timeout,
+        };
+        self.sent.fetch_add(1, Ordering::SeqCst);
+        let result = self.call(agent, request, url, timeout);
+        match &result {
+            Ok(_) => self.pool.succeeded(),
+            Err(e) if retry::is_connection_failure(e) => self.pool.connection_failed(),
+            Err(_) => {}
+        }
+        Some(result)
+    }
+
+    /// Sends a request and lets the exchange rules judge what came back.
+    /// A read, or a probe the server must refuse, is sent again after a
+    /// transient failure, with backoff, within the run budget; a write is
+    /// sent once, on a fresh connection (see [`Http::write`]).
+    pub fn send(&self, request: Request) -> Exchange {
+        if request.is_write() {
+            let op = crate::contract::Op::route(request.method, &request.path);
+            return match op.map(|o| o.effect) {
+                Some(crate::contract::Effect::NewJob) => self.repeatable_write(request),
+                _ => self.write(request),
+            };
+        }
+        let url = self.url(&request);
+        let mut schedule = retry::Schedule::new();
+        loop {
+            let Some(result) = self.attempt(&self.agent, &request, &url) else {
+                return Self::unanswered(request, url, NoAnswer::budget(), schedule.attempts());
+            };
+            let verdict = retry::classify(&result);
+            match schedule.next(verdict, self.left()) {
+                retry::Next::Keep { transient } => {
+                    return self.finish(request, url, result, schedule.attempts(), transient);
+                }
+                retry::Next::Wait(wait) => {
+                    self.retries.fetch_add(1, Ordering::SeqCst);
+                    std::thread::sleep(wait);
+                }
+            }
+        }
+    }
+
+    /// Sends a write once, on a connection of its own: a pooled
+    /// connection the server has already closed would lose it. A lost
+    /// answer is marked transient; the caller decides whether the write
+    /// may be repeated or how to recover what it did.
+    pub fn write(&self, request: Request) -> Exchange {
+        let url = self.url(&request);
+        let agent = self.agent_config.clone().new_agent();
+        let Some(result) = self.attempt(&agent, &request, &url) else {
+            return Self::unanswered(request, url, NoAnswer::budget(), 0);
+        };
+        let transient = retry::classify(&result).transient();
+        self.finish(request, url, result, 1, transient)
+    }
+
+    /// A write that makes something new each time (an export job), so
+    /// that one more is harmless: a 429 or a 503 is waited out (the server
+    /// says it did not handle the request), another lost answer (a reset,
+    /// a timeout, a gateway's 502 or 504) is repeated once.
+    pub fn repeatable_write(&self, request: Request) -> Exchange {
+        let mut answer = self.write(request.clone());
+        let (mut throttled, mut repeated) = (0, false);
+        while answer.transient.is_some() {
+            let refused = matches!(answer.status(), Some(429 | 503));
+            let again = if refused && throttled < retry::THROTTLED {
+                throttled += 1;
+                true
+            } else if !repeated {
+                repeated = true;
+                true
+            } else {
+                false
+            };
+            if !again || !self.wait_before_rewrite(&answer) {
+                break;
+            }
+            self.count_retry();
+            answer = self.write(request.clone());
+        }
+        answer
+    }
+
+    /// Counts a write sent again (its answer was lost or refused for now).
+    pub fn count_retry(&self) {
+        self.retries.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Waits before a write is sent again: `Retry-After` if the answer
+    /// had one, else a short backoff; `false` when the budget does not
+    /// allow it.
+    pub fn wait_before_rewrite(&self, e: &Exchange) -> bool {
+        let mut schedule = retry::Schedule::new();
+        let wait = retry::retry_after(&e.headers)
+            .map_or(retry::WRITE_PAUSE, |w| w.min(retry::MAX_RETRY_AFTER));
+        if !schedule.allows(wait, self.left()) {
+            return false;
+        }
+        std::thread::sleep(wait);
+        true
+    }
+
+    fn finish(
+        &self,
+        request: Request,
+        url: String,
+        result: Result<Answer, ureq::Error>,
+        attempts: u32,
+        transient: Option<Transient>,
+    ) -> Exchange {
+        let (outcome, headers, body) = match result {
+            Ok((status, headers, body)) => (Ok(status), headers, body),
+            Err(e) => (
+                Err(NoAnswer {
+                    kind: NoAnswer::kind_of(&e),
+                    message: self.text(&format!("no answer: {e}"), 500),
+                }),
+                Vec::new(),
+                Vec::new(),
+            ),
+        };
+        let received = body.len();
+        let coding = headers
+            .iter()
+            .find(|(k, _)| k == "content-encoding")
+            .map(|(_, v)| v.as_str());
+        let (body, undecodable) = match coding::decode(coding, body.clone(), MAX_BODY) {
+            Ok(decoded) => (decoded, None),
+            Err(why) => (body, Some(why)),
+        };
+        let (json, duplicates) = match undecodable
+            .is_none()
+            .then(|| json::read(&body).ok())
+            .flatten()
+        {
+            Some((json, duplicates)) => (Some(json), duplicates),
+            None => (None, Vec::new()),
+        };
+        if let Some(value) = &json {
+            self.learn_secrets(value);
+        }
+        let exchange = Exchange {
+            op: Op::route(request.method, &request.path),
+            request,
+            url,
+            outcome,
+            headers,
+            body,
+            received,
+            undecodable,
+            json,
+            duplicates,
+            attempts,
+            transient,
+        };
+        self.observe(&exchange);
+        exchange
+    }
+
+    /// Every `secret` member of a body becomes a secret to redact.
+    fn learn_secrets(&self, value: &Value) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    match (k.as_str(), v) {
+                        ("secret", Value::String(s)) => self.learn_secret(s),
+                        _ => self.learn_secrets(v),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| self.learn_secrets(v)),
+            _ => {}
+        }
+    }
+
+    fn call(
+        &self,
+        agent: &ureq::Agent,
+        request: &Request,
+        url: &str,
+        timeout: Duration,
+    ) -> Result<Answer, ureq::Error> {
+        if let Auth::Spelled(name) = request.auth {
+            return raw::get(
+                url,
+                &[(name, self.key.as_str())],
+                self.ca_cert.as_deref(),
+                timeout,
+            )
+            .map_err(ureq::Error::Io);
+        }
+        let mut builder = ureq::http::Request::builder()
+            .method(request.method)
+            .uri(self.url_sent(request, url))
+            .header("Accept", "application/json")
+            .header("Accept-Encoding", coding::ACCEPTED);
+        match &request.auth {
+            Auth::Key => builder = builder.header(KEY_HEADER, &self.key),
+            Auth::Secret(v) | Auth::Probe(v) => builder = builder.header(KEY_HEADER, v),
+            Auth::Missing | Auth::Elsewhere(Place::Query(_)) | Auth::Spelled(_) => {}
+            Auth::Elsewhere(Place::Header(name, prefix)) => {
+                builder = builder.header(*name, format!("{prefix}{}", self.key));
+            }
+            Auth::Elsewhere(Place::Cookie(name)) => {
+                builder = builder.header("Cookie", format!("{name}={}", self.key));
+            }
+        }
+        if request.body.is_some() {
+            builder = builder.header("Content-Type", "application/json");
+        }
+        let body = request.body.as_deref().unwrap_or("");
+        let http_request = builder.body(body).map_err(ureq::Error::Http)?;
+        let configured = agent
+            .configure_request(http_request)
+            .timeout_global(Some(timeout))
+            .build();
+        let mut response = agent.run(configured)?;
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_ascii_lowercase(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_BODY)
+            .read_to_vec()?;
+        Ok((status, headers, body))
+    }
+
+    /// The rules' log sees every answer that is the server's answer: a
+    /// transient failure is not.
+    fn observe(&self, e: &Exchange) {
+        if e.status().is_some() && e.transient.is_none() {
+            self.watch.answered(e);
+        }
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Nothing;
+
+    impl Watch for Nothing {
+        fn answered(&self, _: &Exchange) {}
+    }
+
+    fn http() -> Http {
+        Http::new(
+            HttpConfig {
+                base: "http://127.0.0.1:1/".into(),
+                aggregator: "agg_1".into(),
+                key: "topsecret".into(),
+                timeout: Duration::from_secs(1),
+                interval: None,
+                ca_cert: None,
+                deadline: None,
+                jobs: 1,
+            },
+            Arc::new(Pool::new(1)),
+            Arc::new(Nothing),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn urls_and_curl_lines_never_show_a_credential() {
+        let http = http();
+        let r = Request::get("/keys").q("names", "a b,c");
+        assert_eq!(
+            http.url(&r),
+            "http://127.0.0.1:1/v1/aggregators/agg_1/keys?names=a%20b%2Cc"
+        );
+        http.learn_secret("old-secret-1");
+        for auth in [Auth::Key, Auth::Secret("old-secret-1".into())] {
+            let curl = http.curl(&r.clone().auth(auth));
+            assert!(curl.contains("<redacted>"), "{curl}");
+            assert!(
+                !curl.contains("topsecret") && !curl.contains("old-secret"),
+                "{curl}"
+            );
+        }
+        let probe = http.curl(&r.clone().auth(Auth::Probe("made-up".into())));
+        assert!(probe.contains("made-up"), "{probe}");
+        // A probe that happens to be a known secret is redacted all the same.
+        let probe = http.curl(&r.auth(Auth::Probe("old-secret-1".into())));
+        assert!(!probe.contains("old-secret-1"), "{probe}");
+        let s = http.snippet(br#"{"secret": "other", "x": "topsecret"}"#);
+        assert!(!s.contains("other") && !s.contains("topsecret"), "{s}");
+    }
+
+    #[test]
+    fn a_spent_budget_sends_nothing() {
+        let mut config = http();
+        config.deadline = Some(Instant::now());
+        let e = config.send(Request::get("/keys"));
+        assert_eq!(e.outcome, Err(NoAnswer::budget()));
+        assert!(config.budget_spent());
+        assert_eq!(config.sent(), 0);
+    }
+
+    #[test]
+    fn only_keyed_puts_and_posts_are_writes() {
+        assert!(!Request::get("/keys").is_write());
+        assert!(Request::put("/keys/ak_1/rotate").is_write());
+        assert!(
+            !Request::put("/keys/ak_1/rotate")
+                .auth(Auth::Missing)
+                .is_write()
+        );
+        assert!(Request::post("/settlements/report-exports", "{}").is_write());
+    }
+}

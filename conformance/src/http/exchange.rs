@@ -1,0 +1,89 @@
+//! One request and what came back: the bytes, the JSON read strictly,
+//! and the operation it was routed to.
+
+use serde_json::Value;
+
+use super::{Duplicate, NoAnswer, Request, Transient};
+use crate::contract::Op;
+
+/// One request and what came back.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    /// What was sent.
+    pub request: Request,
+    /// The operation of API.md its method and path route to, routed
+    /// once when it is made (every rule that judges every answer asks).
+    pub op: Option<&'static Op>,
+    /// The full URL (query encoded), without the key.
+    pub url: String,
+    /// HTTP status, or why there is none.
+    pub outcome: Result<u16, NoAnswer>,
+    /// Response headers (lowercase names).
+    pub headers: Vec<(String, String)>,
+    /// Response body, its content codings undone (the bytes every rule
+    /// judges); as received when they could not be.
+    pub body: Vec<u8>,
+    /// Bytes of the body as received, before its content codings were
+    /// undone (what Content-Length counts).
+    pub received: usize,
+    /// Why the body's content coding could not be undone, when it could
+    /// not.
+    pub undecodable: Option<String>,
+    /// The body as JSON, when it is JSON (read strictly: `json::read`).
+    pub json: Option<Value>,
+    /// Members an object of the body names more than once.
+    pub duplicates: Vec<Duplicate>,
+    /// Attempts made (1 when the first answer was kept).
+    pub attempts: u32,
+    /// Set when every attempt met a transient failure: this is not the
+    /// server's answer to the question, and proves nothing either way.
+    pub transient: Option<Transient>,
+}
+
+impl Exchange {
+    /// The status, if the server answered.
+    pub fn status(&self) -> Option<u16> {
+        self.outcome.as_ref().ok().copied()
+    }
+
+    /// True for a 2xx answer.
+    pub fn success(&self) -> bool {
+        self.status().is_some_and(|s| (200..300).contains(&s))
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `data` of a success envelope.
+    pub fn data(&self) -> Option<&Value> {
+        self.json
+            .as_ref()
+            .filter(|_| self.success())
+            .and_then(|v| v.get("data"))
+    }
+
+    /// The rows under `data[key]` of a success answer.
+    pub fn rows(&self, key: &str) -> Option<&Vec<Value>> {
+        self.data()
+            .and_then(|d| d.get(key))
+            .and_then(Value::as_array)
+    }
+
+    /// The operation the request exercised, by the contract table.
+    pub fn op(&self) -> Option<&'static Op> {
+        self.op
+    }
+}
+
+/// A JSON value for a message, shortened.
+pub fn show(v: Option<&Value>) -> String {
+    match v {
+        None => "missing".to_owned(),
+        Some(v) => aggpay_internal::text::excerpt(&v.to_string(), 80),
+    }
+}
