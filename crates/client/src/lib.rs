@@ -52,8 +52,11 @@
 //!   `#[non_exhaustive]`: new fields of the API become new fields here
 //!   without breaking your code. Enumerations keep unknown values
 //!   (`Other(String)`).
-//! - **Errors** are one [`Error`] enum; the transport library's errors are
-//!   wrapped ([`TransportError`]) and reachable only as a `source()`.
+//! - **Errors** are one [`Error`] type, small to move (a box), whose
+//!   [`Error::kind`] is the [`ErrorKind`] enum to match on. The transport
+//!   library's errors are not part of the API: their words (secrets
+//!   redacted) and I/O error kind are kept as a [`TransportError`],
+//!   reachable as the `source()`.
 //!
 //! # Behaviour
 //!

@@ -316,7 +316,10 @@ impl Inner {
     }
 
     /// Maps a ureq error to the crate's, keeping timeouts, body limits and
-    /// TLS failures apart. The ureq error stays reachable as the source.
+    /// TLS failures apart. The ureq error itself is not kept (it is not
+    /// part of this crate's API, and its words may hold a secret): its
+    /// words, redacted, and its I/O error kind are, as the
+    /// [`TransportError`] reachable as the source.
     fn transport(&self, error: ureq::Error) -> Error {
         let kind = match error {
             ureq::Error::Timeout(ureq::Timeout::Connect) => ErrorKind::Timeout {
