@@ -9,18 +9,42 @@ default:
 # sets), warnings as errors (its arguments, as `cargo clippy` passes them):
 # the build the tests need is linted as it is made, so the dependencies
 # are compiled once, not checked for clippy and built again for the tests.
+# `CLIPPY_ARGS` is clippy-driver's private encoding: `lint-works` (the
+# first step of `just test`) plants a lint in a scratch crate and fails
+# unless the wrapped build refuses it on this toolchain. Should it ever
+# stop working, replace `{{lint}}` in `test` by a plain `cargo clippy
+# --workspace --all-targets --locked -- -D warnings` step (`just clippy`)
+# before the build: the same lints, the dependencies built twice.
 lint := 'RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"'
 
-# Format check, lints as errors (every target: libraries, binaries, tests,
-# examples, benches), every test, and the examples against the mock. The
+# Format check, the lint wrapper proven, lints as errors (every target:
+# libraries, binaries, tests, examples, benches), every test, the API
+# documentation (warnings as errors), and the examples against the mock. The
 # tests are `cargo test --workspace`'s, run by `.ci/run-tests` in two lanes
 # at once (the harness's CPU-bound suite beside the rest, which mostly
 # waits): the same binaries and doctests, about a minute sooner.
 test:
     cargo fmt --all -- --check
+    {{just_executable()}} lint-works
     {{lint}} cargo test --workspace --all-targets --locked --no-run
     {{lint}} python3 .ci/run-tests
     {{just_executable()}} examples
+
+# Proves the lint wrapper still refuses a lint: a scratch crate with one
+# (`clone_on_copy`) must fail to build under `{{lint}}`.
+lint-works:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=$(mktemp -d)
+    trap 'rm -rf "$dir"' EXIT
+    mkdir -p "$dir/src"
+    printf '[package]\nname = "planted"\nversion = "0.0.0"\nedition = "2024"\n[workspace]\n' > "$dir/Cargo.toml"
+    printf 'pub fn planted(x: u32) -> u32 {\n    x.clone()\n}\n' > "$dir/src/lib.rs"
+    if {{lint}} cargo build -q --offline --manifest-path "$dir/Cargo.toml" --target-dir "$dir/target" 2> "$dir/err"; then
+        echo "the lint wrapper let a planted lint through: use plain cargo clippy (see the comment on lint)" >&2
+        exit 1
+    fi
+    grep -q clone_on_copy "$dir/err" || { cat "$dir/err" >&2; exit 1; }
 
 # Lints alone, as `cargo clippy` runs them (no build).
 clippy:

@@ -109,7 +109,7 @@ mod model {
         EveryAnswer(fn(&Exchange) -> Option<String>, Cases),
         /// Both: it judges every answer, then its check adds what it
         /// judges of its own (given the answers' verdict by
-        /// [`observe::from_log`]).
+        /// `from_log`).
         EveryAnswerAnd(fn(&Exchange) -> Option<String>, fn(&Check<'_>) -> Outcome),
     }
 

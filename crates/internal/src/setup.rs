@@ -60,6 +60,10 @@ pub struct ServerArgs {
     /// Base URL of the server, its own path prefix included (for example
     /// https://staging.example.com/api). Every path of the API is added
     /// to it, starting with /v1/aggregators/.
+    #[allow(
+        rustdoc::bare_urls,
+        reason = "this comment is the --help text, where a URL shows as written"
+    )]
     #[arg(long, env = ENV_BASE_URL, value_name = "URL")]
     pub base_url: Option<String>,
     /// Use the built-in mock server (its own key, aggregator and demo

@@ -53,7 +53,7 @@ pub fn network(client: &Client, jobs: usize) -> Result<Summary, SyncError> {
 /// The store ceiling: `rows` transactions of `batch` (copies of `page`,
 /// each with an id and a scattered token of its own) written into a new mirror at
 /// `target` the way a walk writes them: a page of 100 at a time, a commit
-/// with the walk's position each [`crate::engine::GROUP_TIME`], the store
+/// with the walk's position each `GROUP_TIME` (a second), the store
 /// opened and closed (its last checkpoint) inside the time. The seconds
 /// it took.
 ///
