@@ -13,7 +13,7 @@ use aggpay::{BatchQuery, Client, Direction, Transaction, TransactionQuery};
 use aggpay_mock::{MockConfig, MockServer};
 use serde_json::Value;
 
-use aggpay_internal::rules::KEY_HEADER;
+use aggpay_internal::syntax::KEY_HEADER;
 
 /// The typed shape of a transaction page, as the client decodes it.
 #[derive(serde::Deserialize)]
@@ -618,9 +618,14 @@ fn main() {
     step("conformance_1m_seconds", "<= 2", &mut || seconds_1m);
     step("client_deps", "light", &mut || client_deps());
 
+    report(&results);
+}
+
+/// Prints the figures as a table and writes them to `target/bench.json`.
+fn report(results: &[(&str, f64, &str)]) {
     println!("\n{:<38} {:>14}  target", "benchmark", "value");
     println!("{}", "-".repeat(64));
-    for (name, value, target) in &results {
+    for (name, value, target) in results {
         println!("{name:<38} {value:>14.3}  {target}");
     }
     let json: serde_json::Map<String, Value> = results

@@ -92,7 +92,7 @@ pub fn fingerprint(rule: &str, message: &str) -> String {
         .chain([0])
         .chain(shape(message).bytes())
         .collect();
-    let h = crate::model::fnv1a(0, &text);
+    let h = aggpay_internal::mix::fnv1a(0, &text);
     format!("{:016x}", aggpay_internal::mix::splitmix64(h))
 }
 

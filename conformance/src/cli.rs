@@ -7,6 +7,13 @@ use std::time::Duration;
 use aggpay_internal::setup::ServerArgs;
 use clap::{Parser, ValueEnum};
 
+/// Exit code: every required rule passed.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: a required rule failed (or an observation, with `--strict`).
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code: the run could not be made, or its budget ran out.
+pub const EXIT_UNUSABLE: u8 = 2;
+
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {

@@ -329,7 +329,7 @@ fn operation(out: &mut String, op: &Op) {
         out,
         "\n### {} {} ({})\n",
         op.method,
-        aggpay_internal::rules::documented_path(op.path),
+        aggpay_internal::syntax::documented_path(op.path),
         op.section
     );
     let _ = writeln!(

@@ -20,7 +20,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::contract::resources::{self as r, Field, Kind};
+use crate::contract::resources::{self as r, CountForm, Field, Kind};
 use crate::contract::{
     ERRORS, Effect, Form, Many, Matching, Message, OPS, Op, Param, ROOMS, Role, Success,
 };
@@ -124,8 +124,8 @@ fn kind_schema(kind: Kind) -> Value {
         }),
         // The access key's two shapes are a rule of the whole record.
         Kind::KeyPart => json!({ "type": "string" }),
-        Kind::Count(true) => json!({ "type": "string", "pattern": NUMERIC }),
-        Kind::Count(false) => json!({ "type": "integer", "minimum": 0 }),
+        Kind::Count(CountForm::Text) => json!({ "type": "string", "pattern": NUMERIC }),
+        Kind::Count(CountForm::Integer) => json!({ "type": "integer", "minimum": 0 }),
         Kind::OneOf(values) => json!({ "type": "string", "enum": values }),
         Kind::Named(prefix) => json!({
             "type": "string",
@@ -507,6 +507,29 @@ fn error_response(status: u16, why: &str) -> Value {
 }
 
 fn operation(op: &Op) -> Value {
+    let line = op_line(op);
+    let mut out = json!({
+        "operationId": op.name,
+        "summary": summary(op),
+        "description": format!("API.md {}: \"{line}\"", op.section),
+        "tags": [op.section],
+        "parameters": parameters(op),
+        "responses": responses(op),
+    });
+    if op.effect == Effect::Rotation {
+        out["description"] = json!(format!(
+            "{} Never repeat it blindly: a second rotation replaces the secret the first one returned; a lost answer is recovered from the key list, where secrets are returned in clear.",
+            out["description"].as_str().unwrap_or_default()
+        ));
+    }
+    if op.id == crate::contract::OpId::ReportExport {
+        out["requestBody"] = report_export_body();
+    }
+    out
+}
+
+/// An operation's parameters: the aggregator, its path id, its query.
+fn parameters(op: &Op) -> Vec<Value> {
     let mut parameters = vec![json!({ "$ref": "#/components/parameters/aggregator-id" })];
     if let Some(id) = op.path_id {
         let description = match id.exact_len {
@@ -532,6 +555,11 @@ fn operation(op: &Op) -> Value {
             "The till code looked up (API.md: \"must be provided when alias_type is supplied\")."
         );
     }
+    parameters
+}
+
+/// An operation's answers: its success, and each error it may meet.
+fn responses(op: &Op) -> Map<String, Value> {
     let success_key = match op.success {
         Success::Exactly200 => "200",
         Success::Any2xx => "2XX",
@@ -590,23 +618,12 @@ fn operation(op: &Op) -> Value {
     for (status, why) in statuses {
         responses.insert(status.to_string(), error_response(status, why));
     }
-    let line = op_line(op);
-    let mut out = json!({
-        "operationId": op.name,
-        "summary": summary(op),
-        "description": format!("API.md {}: \"{line}\"", op.section),
-        "tags": [op.section],
-        "parameters": parameters,
-        "responses": responses,
-    });
-    if op.effect == Effect::Rotation {
-        out["description"] = json!(format!(
-            "{} Never repeat it blindly: a second rotation replaces the secret the first one returned; a lost answer is recovered from the key list, where secrets are returned in clear.",
-            out["description"].as_str().unwrap_or_default()
-        ));
-    }
-    if op.id == crate::contract::OpId::ReportExport {
-        out["requestBody"] = json!({
+    responses
+}
+
+/// The report export's request body.
+fn report_export_body() -> Value {
+    json!({
             "required": true,
             "description": "API.md: \"Which of settlement_batch_id and kind are required: not shown.\"; WIRE.md fixes both as required (400 without either). A well-formed batch token that names no batch, or a rail merchant that does not exist, is refused with 400 too (WIRE.md): a schema cannot know which exist.",
             "content": { "application/json": { "schema": {
@@ -634,9 +651,7 @@ fn operation(op: &Op) -> Value {
                     }
                 }
             } } }
-        });
-    }
-    out
+    })
 }
 
 fn summary(op: &Op) -> String {
@@ -666,7 +681,7 @@ fn summary(op: &Op) -> String {
 pub fn document() -> Value {
     let mut paths = Map::new();
     for op in OPS {
-        let path = aggpay_internal::rules::documented_path(op.path);
+        let path = aggpay_internal::syntax::documented_path(op.path);
         if let Some(item) = paths
             .entry(path)
             .or_insert_with(|| json!({}))
@@ -716,7 +731,7 @@ pub fn document() -> Value {
                 "aggregatorKey": {
                     "type": "apiKey",
                     "in": "header",
-                    "name": aggpay_internal::rules::KEY_HEADER,
+                    "name": aggpay_internal::syntax::KEY_HEADER,
                     "description": "API.md Authentication 1: \"It is an API-key scheme carried in a request header only.\""
                 }
             },

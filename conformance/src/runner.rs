@@ -19,12 +19,7 @@ use crate::pool::Pool;
 use crate::report::{self, Event, Reporter, RuleReport, Summary};
 use crate::rules::{Check, Level, Outcome, Phase, Rule, Status, catalogue};
 
-/// Exit code: every required rule passed.
-pub const EXIT_OK: u8 = 0;
-/// Exit code: a required rule failed (or an observation, with `--strict`).
-pub const EXIT_FAILED: u8 = 1;
-/// Exit code: the run could not be made, or its budget ran out.
-pub const EXIT_UNUSABLE: u8 = 2;
+pub use crate::cli::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE};
 
 /// Why a run could not be made.
 #[derive(Debug)]
@@ -453,7 +448,7 @@ fn connect(
             {
                 header_case_only = Some(format!(
                     "the server refuses the key header as HTTP clients may send it (x-pay-aggregator-secret-key) but takes it spelled {}: every request of the harness would be refused, so only {} is judged",
-                    aggpay_internal::rules::KEY_HEADER,
+                    aggpay_internal::syntax::KEY_HEADER,
                     crate::rules::HEADER_CASE
                 ));
             }
@@ -495,7 +490,7 @@ fn key_taken_as_spelled(args: &Args, target: &Target) -> bool {
     for attempt in 0..5u32 {
         let answer = crate::http::raw_get(
             &url,
-            &[(aggpay_internal::rules::KEY_HEADER, target.key.as_str())],
+            &[(aggpay_internal::syntax::KEY_HEADER, target.key.as_str())],
             args.server.ca_cert.as_deref(),
             args.timeout(),
         );

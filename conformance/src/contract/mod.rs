@@ -46,7 +46,7 @@ pub mod names {
     pub const STATUS: &str = "status";
 }
 pub use ops::{BATCH_STATUSES, OPS};
-pub use resources::{Field, Kind, Path, visit};
+pub use resources::{CountForm, Field, Kind, Path, visit};
 pub use rooms::ROOMS;
 
 /// The 17 operations of API.md.
@@ -327,7 +327,7 @@ impl Op {
                 let tail = rest.split_once('}').map_or("", |(_, t)| t);
                 format!(
                     "{head}{}{tail}",
-                    aggpay_internal::rules::encode_component(id)
+                    aggpay_internal::syntax::encode_component(id)
                 )
             }
             None => self.path.to_owned(),

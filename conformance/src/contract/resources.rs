@@ -46,12 +46,22 @@ pub enum Kind {
     EventJson,
     /// The `id` or `token` of an access key (typing rule 2, its own rule).
     KeyPart,
-    /// A list's `count`: a string (`true`) or an integer (`false`).
-    Count(bool),
+    /// A list's `count`, in the form API.md gives it for that list.
+    Count(CountForm),
     /// One of these strings.
     OneOf(&'static [&'static str]),
     /// A name with this prefix (`REPORT_KIND_`…).
     Named(&'static str),
+}
+
+/// How a list gives its `count` (API.md: a string for most lists, an
+/// integer for the access-key and refund lists).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountForm {
+    /// A numeric string.
+    Text,
+    /// A JSON integer.
+    Integer,
 }
 
 impl Kind {
@@ -63,8 +73,8 @@ impl Kind {
             Kind::Obj(_) | Kind::AnyObj => "object",
             Kind::Arr(_) => "array",
             Kind::NullTs | Kind::StrOrNull => "string or null",
-            Kind::Count(true) => "string",
-            Kind::Count(false) => "integer",
+            Kind::Count(CountForm::Text) => "string",
+            Kind::Count(CountForm::Integer) => "integer",
             _ => "string",
         }
     }
@@ -77,8 +87,8 @@ impl Kind {
             Kind::Obj(_) | Kind::AnyObj => v.is_object(),
             Kind::Arr(_) => v.is_array(),
             Kind::NullTs | Kind::StrOrNull => v.is_null() || v.is_string(),
-            Kind::Count(true) => v.is_string(),
-            Kind::Count(false) => v.is_u64(),
+            Kind::Count(CountForm::Text) => v.is_string(),
+            Kind::Count(CountForm::Integer) => v.is_u64(),
             _ => v.is_string(),
         }
     }
@@ -417,26 +427,29 @@ const CURSOR_COUNT: &[Field] = &[
 
 /// `data` of the access-key list.
 pub const KEY_LIST: &[Field] = &[
-    f("count", Kind::Count(false)),
+    f("count", Kind::Count(CountForm::Integer)),
     f("keys", Kind::Arr(ACCESS_KEY)),
 ];
 /// `data` of the merchant list.
 pub const MERCHANT_LIST: &[Field] = &[
     f("merchants", Kind::Arr(MERCHANT)),
-    f("count", Kind::Count(true)),
+    f("count", Kind::Count(CountForm::Text)),
 ];
 /// `data` of the rail-merchant list.
 pub const RAIL_MERCHANT_LIST: &[Field] = &[
     f("merchants", Kind::Arr(RAIL_MERCHANT)),
-    f("count", Kind::Count(true)),
+    f("count", Kind::Count(CountForm::Text)),
 ];
 /// `data` of the QR list.
 pub const QR_LIST: &[Field] = &[
     f("qr_codes", Kind::Arr(QR_CODE)),
-    f("count", Kind::Count(true)),
+    f("count", Kind::Count(CountForm::Text)),
 ];
 /// `data` of the refund list.
-pub const REFUND_LIST: &[Field] = &[f("count", Kind::Count(false)), f("keys", Kind::Arr(REFUND))];
+pub const REFUND_LIST: &[Field] = &[
+    f("count", Kind::Count(CountForm::Integer)),
+    f("keys", Kind::Arr(REFUND)),
+];
 /// `data` of the batch list.
 pub const BATCH_LIST: &[Field] = &[
     f("batches", Kind::Arr(BATCH)),
@@ -456,7 +469,7 @@ pub const EXPORT_CREATED: &[Field] = &[f("report_export", Kind::Obj(REPORT_EXPOR
 /// `data` of the webhook list.
 pub const WEBHOOK_LIST: &[Field] = &[
     f("endpoints", Kind::Arr(WEBHOOK)),
-    f("count", Kind::Count(true)),
+    f("count", Kind::Count(CountForm::Text)),
 ];
 
 /// Every resource table of API.md, by its name there (the schemas of

@@ -264,26 +264,21 @@ impl Explorer<'_> {
     /// the key rotated and what its secret opened before.
     /// With `framed`, the frame of that write is read in the same wave
     /// (a far server: one round trip for both).
-    pub(super) fn sweep(
-        &self,
-        machine: &mut Machine,
-        rotated: Option<(usize, Opens)>,
-        after: &Exchange,
-        framed: Option<&Exchange>,
-    ) -> Result<(), Failure> {
-        let c = &self.check;
-        // The first sweep tries every secret; one after a rotation, the
-        // secrets whose meaning the rotation could change (the rotated
-        // key's new and old ones) and the configured key: the others are
-        // tried by the sequences' own steps. One wave of requests at a far
-        // server instead of three.
+    /// What a sweep tries: every read with each secret it sweeps, and
+    /// (the first sweep) with a secret no key has. The first sweep tries
+    /// every secret; one after a rotation of key `rotated`, the secrets
+    /// whose meaning the rotation could change (that key's new and old
+    /// ones) and the configured key: the others are tried by the
+    /// sequences' own steps. One wave of requests at a far server instead
+    /// of three.
+    fn sweep_cases(&self, machine: &Machine, rotated: Option<usize>) -> Vec<(Of, OpId, Request)> {
         let secrets: Vec<(Of, Auth)> = machine
             .secrets(SWEEP_RETIRED)
             .into_iter()
-            .filter(|(of, _)| match (&rotated, of) {
+            .filter(|(of, _)| match (rotated, of) {
                 (None, _) => true,
-                (Some((k, _)), Of::Current(n) | Of::Retired(n, _)) => {
-                    n == k || *n == machine.configured
+                (Some(k), Of::Current(n) | Of::Retired(n, _)) => {
+                    *n == k || *n == machine.configured
                 }
                 (Some(_), Of::Nobody) => false,
             })
@@ -307,6 +302,23 @@ impl Explorer<'_> {
                 ));
             }
         }
+        cases
+    }
+
+    pub(super) fn sweep(
+        &self,
+        machine: &mut Machine,
+        rotated: Option<(usize, Opens)>,
+        after: &Exchange,
+        framed: Option<&Exchange>,
+    ) -> Result<(), Failure> {
+        let c = &self.check;
+        // The first sweep tries every secret; one after a rotation, the
+        // secrets whose meaning the rotation could change (the rotated
+        // key's new and old ones) and the configured key: the others are
+        // tried by the sequences' own steps. One wave of requests at a far
+        // server instead of three.
+        let cases = self.sweep_cases(machine, rotated.as_ref().map(|(k, _)| *k));
         let mut requests: Vec<Request> = cases.iter().map(|(_, _, r)| r.clone()).collect();
         if framed.is_some() {
             requests.extend(frame_reads());
@@ -358,30 +370,13 @@ impl Explorer<'_> {
                     let changed = drift(before, opens);
                     if !changed.is_empty() {
                         let ops: Vec<OpId> = changed.iter().map(|d| d.0).collect();
-                        let words: Vec<String> = changed
-                            .iter()
-                            .map(|(op, b, a)| {
-                                format!(
-                                    "{} {} it, where it {}",
-                                    Op::get(*op).name,
-                                    if *a { "now accepts" } else { "now refuses" },
-                                    if *b {
-                                        "accepted before"
-                                    } else {
-                                        "refused before"
-                                    }
-                                )
-                            })
-                            .collect();
+                        let words = drift_words(&changed);
                         let why = if rotated_key == Some(k) {
                             "the rotation changed the key's secret, not what the key opens"
                         } else {
                             "no write changed this key"
                         };
-                        return Err(c.fail(
-                            evidence(&ops),
-                            format!("{who}: {} ({why})", words.join("; ")),
-                        ));
+                        return Err(c.fail(evidence(&ops), format!("{who}: {words} ({why})")));
                     }
                 }
                 Of::Retired(k, _) => {
@@ -465,4 +460,25 @@ pub(super) fn judge_export(
         ));
     }
     invariant_of(c, OpId::ReportExport, e)
+}
+
+/// What a secret's reach did that it must not: each operation that now
+/// accepts or refuses it, against before.
+fn drift_words(changed: &[(OpId, bool, bool)]) -> String {
+    changed
+        .iter()
+        .map(|(op, before, after)| {
+            format!(
+                "{} {} it, where it {}",
+                Op::get(*op).name,
+                if *after { "now accepts" } else { "now refuses" },
+                if *before {
+                    "accepted before"
+                } else {
+                    "refused before"
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }

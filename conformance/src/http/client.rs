@@ -7,7 +7,7 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use aggpay_internal::coding;
-use aggpay_internal::rules::KEY_HEADER;
+use aggpay_internal::syntax::KEY_HEADER;
 use aggpay_internal::text::Redactor;
 
 use serde_json::Value;
@@ -172,7 +172,7 @@ impl Http {
     pub fn url(&self, request: &Request) -> String {
         let aggregator = request.aggregator.as_deref().unwrap_or(&self.aggregator);
         let mut url =
-            aggpay_internal::rules::aggregator_url(&self.base, aggregator) + &request.path;
+            aggpay_internal::syntax::aggregator_url(&self.base, aggregator) + &request.path;
         for (i, (k, v)) in request.query.iter().enumerate() {
             url.push(if i == 0 { '?' } else { '&' });
             url.push_str(&encode(k));

@@ -9,6 +9,8 @@
 
 use std::time::Duration;
 
+use aggpay_internal::http::Failure;
+
 use super::Answer;
 
 /// Attempts in all for a read or a probe.
@@ -75,31 +77,10 @@ pub(super) fn retry_after(headers: &[(String, String)]) -> Option<Duration> {
         .and_then(|(_, v)| aggpay_internal::http::parse_retry_after(v))
 }
 
-/// True when the connection failed (refused, reset, cut short): the
-/// server, or the network before it, is overloaded.
+/// A connection refused or broken (not a timeout): the pool's signal
+/// that a connection went bad.
 pub(super) fn is_connection_failure(error: &ureq::Error) -> bool {
-    use std::io::ErrorKind;
-    match error {
-        ureq::Error::ConnectionFailed => true,
-        ureq::Error::Io(io) => matches!(
-            io.kind(),
-            ErrorKind::ConnectionRefused
-                | ErrorKind::ConnectionReset
-                | ErrorKind::ConnectionAborted
-                | ErrorKind::BrokenPipe
-                | ErrorKind::UnexpectedEof
-                | ErrorKind::NotConnected
-        ),
-        _ => false,
-    }
-}
-
-fn is_timeout(error: &ureq::Error) -> bool {
-    match error {
-        ureq::Error::Timeout(_) => true,
-        ureq::Error::Io(io) => io.kind() == std::io::ErrorKind::TimedOut,
-        _ => false,
-    }
+    matches!(Failure::of(error), Failure::Refused | Failure::Cut)
 }
 
 /// Classifies one attempt.
@@ -112,7 +93,7 @@ pub(super) fn classify(result: &Result<Answer, ureq::Error>) -> Verdict {
         },
         Ok((500, _, _)) => Verdict::ServerError,
         Ok(_) => Verdict::Answer,
-        Err(e) if is_timeout(e) => Verdict::Transient {
+        Err(e) if Failure::of(e) == Failure::Timeout => Verdict::Transient {
             what: "a timeout".to_owned(),
             timeout: true,
             retry_after: None,

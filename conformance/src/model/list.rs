@@ -183,7 +183,7 @@ fn page_of(e: &Exchange, source: &Source) -> Result<Page, Unread> {
 /// nothing of them.
 pub fn num(v: &Value) -> Option<u64> {
     v.as_str()
-        .filter(|s| aggpay_internal::rules::is_numeric_id(s))
+        .filter(|s| aggpay_internal::syntax::is_numeric_id(s))
         .and_then(|s| s.parse().ok())
 }
 

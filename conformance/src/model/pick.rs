@@ -1,17 +1,7 @@
 //! Seeded choices: values a wrong server would answer differently, drawn
 //! the same way for the same seed.
 
-use aggpay_internal::mix::splitmix64;
-
-/// FNV-1a of `bytes`, started from `basis` mixed into the standard offset
-/// basis: the harness's one stable hash (seeds per purpose, fingerprints).
-pub fn fnv1a(basis: u64, bytes: &[u8]) -> u64 {
-    let mut h: u64 = basis ^ 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+use aggpay_internal::mix::{fnv1a, splitmix64};
 
 /// A stream of seeded choices, one per purpose (its tag), so that what
 /// one rule draws does not depend on what another drew.

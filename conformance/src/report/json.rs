@@ -28,7 +28,7 @@ impl Reporter for Json<'_> {
                     "version": env!("CARGO_PKG_VERSION"),
                     "target": target,
                     "error": why,
-                    "exit_code": crate::runner::EXIT_UNUSABLE,
+                    "exit_code": crate::cli::EXIT_UNUSABLE,
                     "rules": [],
                 });
                 serde_json::to_writer_pretty(&mut self.out, &report)?;

@@ -107,8 +107,8 @@ impl Reporter for Markdown<'_> {
             }
             Event::Done { summary, rules } => {
                 let verdict = match summary.exit_code {
-                    crate::runner::EXIT_OK => "✅ conforms: every required rule passed",
-                    crate::runner::EXIT_FAILED => "❌ does not conform",
+                    crate::cli::EXIT_OK => "✅ conforms: every required rule passed",
+                    crate::cli::EXIT_FAILED => "❌ does not conform",
                     _ => "⚠️ could not conclude",
                 };
                 writeln!(

@@ -1,7 +1,7 @@
 //! amounts.*: amounts are paisa strings, currencies ISO 4217 codes, and
 //! net is gross minus the fee and the four taxes, on every row.
 
-use aggpay_internal::rules as text_rules;
+use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 use serde_json::Value;
 
@@ -51,7 +51,7 @@ fn paisa(e: &Exchange) -> Option<String> {
         e,
         |k| k == Kind::Amount,
         |_, s| {
-            if text_rules::is_paisa(s) {
+            if syntax::is_paisa(s) {
                 Ok(())
             } else {
                 Err(format!("{s:?} is not an integer amount in paisa"))
@@ -65,7 +65,7 @@ fn currency(e: &Exchange) -> Option<String> {
         e,
         |k| k == Kind::Currency,
         |_, s| {
-            if text_rules::is_currency(s) {
+            if syntax::is_currency(s) {
                 Ok(())
             } else {
                 Err(format!("{s:?} is not an ISO 4217 code"))
@@ -80,7 +80,7 @@ fn net_of(row: &Value) -> Option<String> {
     let amount = |f: &str| {
         row[f]
             .as_str()
-            .filter(|s| text_rules::is_paisa(s))
+            .filter(|s| syntax::is_paisa(s))
             .and_then(|s| s.parse::<i128>().ok())
     };
     let p: Vec<i128> = [

@@ -101,7 +101,7 @@ pub const HEADER_CASE: &str = "auth.header-case";
 
 /// Spellings of the key header's name, as API.md writes it first.
 const SPELLINGS: [&str; 3] = [
-    aggpay_internal::rules::KEY_HEADER,
+    aggpay_internal::syntax::KEY_HEADER,
     "x-pay-aggregator-secret-key",
     "X-Pay-Aggregator-Secret-Key",
 ];

@@ -112,7 +112,7 @@ fn seeded(c: &Check<'_>) -> Outcome {
 
 /// An RFC 3339 UTC timestamp, read.
 fn timestamp(s: &str) -> Option<jiff::Timestamp> {
-    aggpay_internal::rules::is_utc_timestamp(s)
+    aggpay_internal::syntax::is_utc_timestamp(s)
         .then(|| s.parse().ok())
         .flatten()
 }

@@ -3,7 +3,7 @@
 //! does (several known ids, not only the first), and an unknown or oddly
 //! long id never gets another record.
 
-use aggpay_internal::rules as text_rules;
+use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 use serde_json::Value;
 
@@ -100,7 +100,7 @@ fn prefixes(e: &Exchange) -> Option<String> {
         |k| matches!(k, Kind::Prefix(_) | Kind::PrefixOrEmpty(_)),
         |kind, s| match kind {
             Kind::PrefixOrEmpty(_) if s.is_empty() => Ok(()),
-            Kind::Prefix(p) | Kind::PrefixOrEmpty(p) if text_rules::has_prefix(s, p) => Ok(()),
+            Kind::Prefix(p) | Kind::PrefixOrEmpty(p) if syntax::has_prefix(s, p) => Ok(()),
             Kind::Prefix(p) | Kind::PrefixOrEmpty(p) => Err(format!("{s:?} lacks the prefix {p}")),
             _ => Ok(()),
         },
@@ -112,7 +112,7 @@ fn numeric(e: &Exchange) -> Option<String> {
         e,
         |k| matches!(k, Kind::Numeric | Kind::NumStr),
         |_, s| {
-            if text_rules::is_numeric_id(s) {
+            if syntax::is_numeric_id(s) {
                 Ok(())
             } else {
                 Err(format!("{s:?} is not a numeric string"))
@@ -126,7 +126,7 @@ fn batch_tokens(e: &Exchange) -> Option<String> {
         e,
         |k| k == Kind::Batch,
         |_, s| {
-            if text_rules::is_batch_token(s) {
+            if syntax::is_batch_token(s) {
                 Ok(())
             } else {
                 Err(format!(
@@ -141,8 +141,8 @@ fn batch_tokens(e: &Exchange) -> Option<String> {
 fn key_shape(key: &Value) -> Option<String> {
     let text = |f: &str| key[f].as_str().unwrap_or("");
     let (id, token) = (text("id"), text("token"));
-    let first = text_rules::is_numeric_id(id) && text_rules::has_prefix(token, "ak_");
-    let second = text_rules::has_prefix(id, "ak_") && text_rules::has_prefix(token, "ak_tok_");
+    let first = syntax::is_numeric_id(id) && syntax::has_prefix(token, "ak_");
+    let second = syntax::has_prefix(id, "ak_") && syntax::has_prefix(token, "ak_tok_");
     (!(first || second)).then(|| {
         format!(
             "key id {} with token {} is neither shape",

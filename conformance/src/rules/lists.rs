@@ -1,11 +1,11 @@
 //! lists.*: the type of each list's count, on every answer.
 
-use aggpay_internal::rules as text_rules;
+use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 
 use super::observe::{Cases, Verdict, schema};
 use super::{Level, Rule, Run};
-use crate::contract::Kind;
+use crate::contract::{CountForm, Kind};
 use crate::http::{Exchange, show};
 
 pub fn rules() -> Vec<Rule> {
@@ -24,9 +24,10 @@ pub fn rules() -> Vec<Rule> {
 
 fn count_types(e: &Exchange) -> Option<String> {
     schema(e, |field, value| match (field.kind, value) {
-        (Kind::Count(as_string), Some(v)) => {
+        (Kind::Count(form), Some(v)) => {
+            let as_string = form == CountForm::Text;
             if field.kind.type_matches(v)
-                && (!as_string || v.as_str().is_some_and(text_rules::is_numeric_id))
+                && (!as_string || v.as_str().is_some_and(syntax::is_numeric_id))
             {
                 Verdict::Ok
             } else {

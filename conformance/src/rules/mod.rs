@@ -33,12 +33,12 @@ mod wire;
 pub use auth::HEADER_CASE;
 pub use catalogue::catalogue;
 pub use log::AnswerLog;
-#[cfg(test)]
-pub use model::Evidence;
-pub use model::{Check, Failure, Level, Outcome, Phase, Rule, Run, Status};
 pub use observe::Cases;
+#[cfg(test)]
+pub use rule::Evidence;
+pub use rule::{Check, Failure, Level, Outcome, Phase, Rule, Run, Status};
 
-mod model {
+mod rule {
     use std::fmt;
 
     use super::log::Observer;

@@ -40,7 +40,7 @@ pub fn rules() -> Vec<Rule> {
 
 /// The aggregator a request's URL names.
 fn path_aggregator(e: &Exchange) -> Option<&str> {
-    let root = format!("{}/", aggpay_internal::rules::AGGREGATORS_ROOT);
+    let root = format!("{}/", aggpay_internal::syntax::AGGREGATORS_ROOT);
     let rest = e.url.split(root.as_str()).nth(1)?;
     Some(rest.split(['/', '?']).next().unwrap_or(rest))
 }

@@ -74,7 +74,7 @@ impl Judge {
 /// A rule's own seed: the run seed mixed with the rule id, so that a
 /// rule's cases do not depend on which other rules ran.
 fn seed_for(seed: u64, rule: &str) -> [u8; 32] {
-    let h = crate::model::fnv1a(seed, rule.as_bytes());
+    let h = aggpay_internal::mix::fnv1a(seed, rule.as_bytes());
     let mut out = [0u8; 32];
     for (i, chunk) in out.chunks_mut(8).enumerate() {
         let z = h.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i as u64 + 1));

@@ -1,7 +1,7 @@
 //! time.*: timestamps are RFC 3339 UTC, unset ones null, alias dates
 //! calendar dates; on every answer of the run.
 
-use aggpay_internal::rules as text_rules;
+use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 
 use super::observe::{Cases, from_log, strings};
@@ -49,7 +49,7 @@ fn timestamps(e: &Exchange) -> Option<String> {
         |k| matches!(k, Kind::Ts | Kind::NullTs),
         |kind, s| {
             // "" for a nullable timestamp is `time.null-not-empty`'s business.
-            if (kind == Kind::NullTs && s.is_empty()) || text_rules::is_utc_timestamp(s) {
+            if (kind == Kind::NullTs && s.is_empty()) || syntax::is_utc_timestamp(s) {
                 Ok(())
             } else {
                 Err(format!("{s:?} is not an RFC 3339 UTC timestamp"))
@@ -77,7 +77,7 @@ fn dates(e: &Exchange) -> Option<String> {
         e,
         |k| k == Kind::Date,
         |_, s| {
-            if text_rules::is_date(s) {
+            if syntax::is_date(s) {
                 Ok(())
             } else {
                 Err(format!("{s:?} is not a YYYY-MM-DD date"))

@@ -34,7 +34,9 @@ fn q(pairs: &[(&str, String)]) -> Vec<(String, String)> {
 }
 
 pub fn rules() -> Vec<Rule> {
-    vec![
+    // The observations of what requests the server takes, then those of
+    // what its answers look like.
+    let mut rules = vec![
         Rule {
             id: "wire.cursor-bounds",
             level: Level::Observation,
@@ -99,6 +101,15 @@ pub fn rules() -> Vec<Rule> {
             ],
             run: Run::Check(export_seeded),
         },
+    ];
+    rules.extend(answers());
+    rules
+}
+
+/// The observations of what answers look like: statuses, media types,
+/// members, payouts, paging names.
+fn answers() -> Vec<Rule> {
+    vec![
         Rule {
             id: "wire.unknown-id-404",
             level: Level::Observation,
@@ -411,11 +422,11 @@ fn payouts(c: &Check<'_>) -> Outcome {
             "sales_tax_on_fee_amount",
         ]
         .iter()
-        .all(|f| aggpay_internal::rules::is_paisa(text(p, f)));
-        let ok = aggpay_internal::rules::has_prefix(text(p, "token"), "stxn_")
-            && aggpay_internal::rules::is_batch_token(text(p, "settlement_batch_id"))
-            && aggpay_internal::rules::has_prefix(text(p, "debitor_account_id"), "acct_")
-            && aggpay_internal::rules::has_prefix(text(p, "creditor_account_id"), "acct_")
+        .all(|f| aggpay_internal::syntax::is_paisa(text(p, f)));
+        let ok = aggpay_internal::syntax::has_prefix(text(p, "token"), "stxn_")
+            && aggpay_internal::syntax::is_batch_token(text(p, "settlement_batch_id"))
+            && aggpay_internal::syntax::has_prefix(text(p, "debitor_account_id"), "acct_")
+            && aggpay_internal::syntax::has_prefix(text(p, "creditor_account_id"), "acct_")
             && amounts
             && aggpay::SettlementPayout::deserialize(p).is_ok_and(|p| reference_payout(&p));
         judge.check(ok, || {

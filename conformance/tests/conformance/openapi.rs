@@ -254,7 +254,7 @@ fn server_answer(status: u16, body: &str) -> Served {
     agent
         .get(&url)
         .header(
-            aggpay_internal::rules::KEY_HEADER,
+            aggpay_internal::syntax::KEY_HEADER,
             server.secret_key().expose(),
         )
         .call()

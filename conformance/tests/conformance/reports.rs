@@ -20,7 +20,7 @@ fn failures_carry_a_minimal_input_and_a_redacted_reproduction() {
     assert!(
         curl.contains(&format!(
             "{}: <redacted>",
-            aggpay_internal::rules::KEY_HEADER
+            aggpay_internal::syntax::KEY_HEADER
         )),
         "{curl}"
     );

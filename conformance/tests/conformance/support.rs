@@ -128,7 +128,7 @@ pub fn keys(server: &MockServer) -> Vec<Value> {
         &agent
             .get(url)
             .header(
-                aggpay_internal::rules::KEY_HEADER,
+                aggpay_internal::syntax::KEY_HEADER,
                 server.secret_key().expose(),
             )
             .call()

@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::Error;
 use crate::id::excerpt;
-use crate::rules;
+use crate::syntax;
 
 /// An amount in the lowest currency denomination (paisa), serialized as a
 /// decimal integer string such as `"483"`.
@@ -67,7 +67,7 @@ impl Paisa {
     /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for decimals, exponents, signs other than a
     /// leading `-`, leading zeros, blanks or values out of `i64` range.
     pub fn parse(value: &str) -> Result<Self, Error> {
-        if rules::is_paisa(value)
+        if syntax::is_paisa(value)
             && let Ok(n) = value.parse()
         {
             return Ok(Self(n));
@@ -175,7 +175,7 @@ impl Currency {
     /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for anything else.
     pub fn parse(value: &str) -> Result<Self, Error> {
         match <[u8; 3]>::try_from(value.as_bytes()) {
-            Ok(code) if rules::is_currency(value) => Ok(Self(code)),
+            Ok(code) if syntax::is_currency(value) => Ok(Self(code)),
             _ => Err(Error::invalid_input(
                 "currency",
                 format!("`{}` is not an ISO 4217 code", excerpt(value)),

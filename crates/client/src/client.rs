@@ -13,7 +13,7 @@ use crate::query::{
     AccountQuery, BatchQuery, CursorPaging, KeyQuery, MerchantQuery, OffsetPaging, QrCodeQuery,
     RailMerchantQuery, RefundQuery, TillCodeQuery, TransactionQuery, WebhookQuery,
 };
-use crate::rules::encode_component;
+use crate::syntax::encode_component;
 use crate::transport::{Call, Inner};
 use crate::wire::{self, ListBody};
 use crate::{

@@ -283,7 +283,7 @@ impl ClientBuilder {
     /// that cannot be read or holds no certificate, or a proxy URL that is
     /// not one.
     pub fn build(self) -> Result<Client, Error> {
-        let base_url = crate::rules::parse_base_url(&self.base_url).map_err(|why| {
+        let base_url = crate::syntax::parse_base_url(&self.base_url).map_err(|why| {
             Error::config(format!(
                 "the base url `{}` {why}",
                 crate::text::excerpt(&self.base_url, 80)

@@ -10,7 +10,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::Error;
-use crate::rules;
+use crate::syntax;
 
 /// Keeps an offending value short and printable inside error messages.
 pub(crate) fn excerpt(value: &str) -> String {
@@ -34,7 +34,7 @@ macro_rules! prefixed_id {
             /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) when the value lacks the prefix or
             /// carries characters that are not URL-unreserved.
             pub fn parse(value: impl AsRef<str> + Into<String>) -> Result<Self, Error> {
-                match rules::why_not_id(value.as_ref(), $prefix) {
+                match syntax::why_not_id(value.as_ref(), $prefix) {
                     None => Ok(Self(value.into())),
                     Some(why) => Err(Error::invalid_input(
                         $what,
@@ -226,7 +226,7 @@ impl NumericId {
     ///
     /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for anything else, or a number above `u64::MAX`.
     pub fn parse(value: &str) -> Result<Self, Error> {
-        if rules::is_numeric_id(value)
+        if syntax::is_numeric_id(value)
             && let Ok(n) = value.parse()
         {
             return Ok(Self(n));

@@ -11,7 +11,7 @@ use aggpay_internal::http::Pacer;
 use crate::error::{ApiError, Error, ErrorKind, ErrorShape, TransportError};
 use crate::query::Pairs;
 use crate::retry::RetryPolicy;
-use crate::rules::{KEY_HEADER, aggregator_url, encode_component};
+use crate::syntax::{KEY_HEADER, aggregator_url, encode_component};
 use crate::text::Redactor;
 use crate::wire::{Envelope, ErrorBody, ErrorEnvelope, RotatedSecret};
 use crate::{AggregatorId, Secret};

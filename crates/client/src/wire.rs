@@ -83,7 +83,7 @@ impl<'de> Deserialize<'de> for Count {
             }
 
             fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
-                if crate::rules::is_numeric_id(v) {
+                if crate::syntax::is_numeric_id(v) {
                     v.parse().map_err(|_| {
                         E::custom(format!(
                             "count `{}` out of range",

@@ -115,6 +115,50 @@ pub fn ca_file(path: &Path) -> Result<Vec<ureq::tls::Certificate<'static>>, CaEr
     ca_certificates(&pem, &origin)
 }
 
+/// What a transport failure is, for deciding whether trying again can
+/// help: the one classifier of the tools (the harness's retries, the
+/// preflight's waits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// No answer in time (the connection or the answer).
+    Timeout,
+    /// Nothing accepted the connection (nothing listens there, yet).
+    Refused,
+    /// The connection broke: reset, aborted, or closed before the answer
+    /// ended.
+    Cut,
+    /// Anything else (a name that does not resolve, TLS, bytes that are
+    /// not HTTP): the same request meets it again.
+    Other,
+}
+
+impl Failure {
+    /// What `error` is.
+    pub fn of(error: &ureq::Error) -> Self {
+        use std::io::ErrorKind as K;
+        match error {
+            ureq::Error::Timeout(_) => Failure::Timeout,
+            ureq::Error::ConnectionFailed => Failure::Refused,
+            ureq::Error::Io(io) => match io.kind() {
+                K::TimedOut => Failure::Timeout,
+                K::ConnectionRefused => Failure::Refused,
+                K::ConnectionReset
+                | K::ConnectionAborted
+                | K::BrokenPipe
+                | K::UnexpectedEof
+                | K::NotConnected => Failure::Cut,
+                _ => Failure::Other,
+            },
+            _ => Failure::Other,
+        }
+    }
+
+    /// Whether the same request may meet something else a moment later.
+    pub fn is_transient(self) -> bool {
+        self != Failure::Other
+    }
+}
+
 /// True when a transport failure is TLS's: a certificate that is not
 /// trusted, a name that does not match, a handshake that failed.
 pub fn is_tls(error: &ureq::Error) -> bool {

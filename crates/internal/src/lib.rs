@@ -17,7 +17,7 @@ pub mod http;
 pub mod mix;
 #[cfg(feature = "tools")]
 pub mod preflight;
-pub mod rules;
 #[cfg(feature = "tools")]
 pub mod setup;
+pub mod syntax;
 pub mod text;

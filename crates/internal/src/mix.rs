@@ -1,4 +1,5 @@
-//! One hash: splitmix64, and its inverse. Not for anything secret.
+//! The workspace's hashes: splitmix64 and its inverse, and FNV-1a of
+//! bytes (seeds per purpose, fingerprints). Not for anything secret.
 //!
 //! ```
 //! use aggpay_internal::mix::{splitmix64, splitmix64_inverse};
@@ -47,6 +48,16 @@ pub const fn splitmix64_inverse(mut z: u64) -> u64 {
     z = unshift(z, 27);
     z = z.wrapping_mul(inverse(MUL1));
     unshift(z, 30)
+}
+
+/// FNV-1a of `bytes`, started from `basis` mixed into the standard offset
+/// basis: the one stable hash of bytes (seeds per purpose, fingerprints).
+pub fn fnv1a(basis: u64, bytes: &[u8]) -> u64 {
+    let mut h: u64 = basis ^ 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 #[cfg(test)]

@@ -20,14 +20,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::http::TlsFailure;
-use crate::rules::KEY_HEADER;
+use crate::http::{Failure, TlsFailure};
+use crate::syntax::KEY_HEADER;
 use crate::text::{Redactor, excerpt};
 
 /// What to check.
 #[derive(Debug, Clone)]
 pub struct Check<'a> {
-    /// The base URL, normalised ([`crate::rules::parse_base_url`]).
+    /// The base URL, normalised ([`crate::syntax::parse_base_url`]).
     pub base: &'a str,
     /// The aggregator id.
     pub aggregator: &'a str,
@@ -144,7 +144,7 @@ pub fn check(c: &Check<'_>) -> Result<Checked, Problem> {
     let mut redactor = Redactor::new();
     redactor.add(c.key);
     let until = Instant::now() + c.patience;
-    let record_url = crate::rules::aggregator_url(c.base, c.aggregator);
+    let record_url = crate::syntax::aggregator_url(c.base, c.aggregator);
     let list_url = format!("{record_url}/keys");
     let record = patient_get(&agent, &record_url, Some(c.key), until);
     let record = match record {
@@ -244,7 +244,7 @@ fn not_found(
                 .map(|s| format!("/{s}"))
                 .collect::<String>()
         );
-        let url = crate::rules::aggregator_url(&parent, c.aggregator);
+        let url = crate::syntax::aggregator_url(&parent, c.aggregator);
         // The parent is the same origin: the key may go there.
         if let Ok(a) = patient_get(agent, &url, Some(c.key), until)
             && (a.success() || a.status == 401)
@@ -256,7 +256,7 @@ fn not_found(
                     "nothing serves the API under {} (404 on GET {record_url}), but {parent} does ({} on GET {url}): drop /{dropped} from the base URL (every path already begins with {}/)",
                     c.base,
                     a.status,
-                    crate::rules::AGGREGATORS_ROOT
+                    crate::syntax::AGGREGATORS_ROOT
                 ),
             );
         }
@@ -383,7 +383,7 @@ fn other_scheme_answers(c: &Check<'_>, origin: &str) -> bool {
     let Ok(agent) = agent(c, false) else {
         return false;
     };
-    let url = crate::rules::aggregator_url(origin, c.aggregator);
+    let url = crate::syntax::aggregator_url(origin, c.aggregator);
     get(&agent, &url, None).is_ok()
 }
 
@@ -449,15 +449,14 @@ fn get(agent: &ureq::Agent, url: &str, key: Option<&str>) -> Got {
 /// short, timed out) is tried three times only (a server restarting, a
 /// lost packet, a flaky network): more is a setup that does not answer.
 fn patient_get(agent: &ureq::Agent, url: &str, key: Option<&str>, until: Instant) -> Got {
-    let mut backoff = Duration::from_millis(200);
     let mut unanswered = 0;
-    loop {
+    for retry in 1.. {
         let got = get(agent, url, key);
         let transient = match &got {
             Ok(a) => matches!(a.status, 429 | 502 | 503 | 504),
             Err(ureq::Error::HostNotFound) => false,
             Err(e) if crate::http::is_tls(e) => false,
-            Err(e) if is_timeout(e) || is_refused(e) || is_cut(e) => {
+            Err(e) if Failure::of(e).is_transient() => {
                 unanswered += 1;
                 unanswered < 3
             }
@@ -469,27 +468,25 @@ fn patient_get(agent: &ureq::Agent, url: &str, key: Option<&str>, until: Instant
         if !transient || left.is_zero() {
             return got;
         }
-        std::thread::sleep(backoff.min(left));
-        backoff = (backoff * 2).min(Duration::from_secs(4));
+        // The tools' one schedule: capped exponential backoff with full
+        // jitter, so that tools started together do not knock in step.
+        let wait = crate::backoff::full_jitter(
+            Duration::from_millis(200),
+            Duration::from_secs(4),
+            retry,
+            crate::backoff::random(),
+        );
+        std::thread::sleep(wait.min(left));
     }
+    unreachable!("the loop returns before its counter runs out")
 }
 
 fn is_timeout(e: &ureq::Error) -> bool {
-    match e {
-        ureq::Error::Timeout(_) => true,
-        ureq::Error::Io(io) => io.kind() == std::io::ErrorKind::TimedOut,
-        _ => false,
-    }
-}
-
-/// A connection reset, aborted or closed before the answer ended.
-fn is_cut(e: &ureq::Error) -> bool {
-    use std::io::ErrorKind as K;
-    matches!(e, ureq::Error::Io(io) if matches!(io.kind(), K::ConnectionReset | K::ConnectionAborted | K::UnexpectedEof | K::BrokenPipe))
+    Failure::of(e) == Failure::Timeout
 }
 
 fn is_refused(e: &ureq::Error) -> bool {
-    matches!(e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused)
+    Failure::of(e) == Failure::Refused
 }
 
 /// ` (the server said: "…")` from an error body, in the server's words,

@@ -206,13 +206,13 @@ impl ServerArgs {
         let Some(base) = &self.base_url else {
             return Err(NO_SERVER.to_owned());
         };
-        let base = crate::rules::parse_base_url(base)
+        let base = crate::syntax::parse_base_url(base)
             .map_err(|why| format!("the base URL {} {why}", excerpt(base, 80)))?;
         let key = self.key(stdin, &mut warnings)?;
         let aggregator = self.aggregator.clone().ok_or_else(|| {
             format!("the aggregator id is missing: give --aggregator agg_… (or {ENV_AGGREGATOR}) with --base-url")
         })?;
-        if !crate::rules::has_prefix(&aggregator, "agg_") {
+        if !crate::syntax::has_prefix(&aggregator, "agg_") {
             return Err(format!(
                 "the aggregator id {} is not an agg_ identifier",
                 excerpt(&aggregator, 80)

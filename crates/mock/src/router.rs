@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use aggpay_internal::rules;
+use aggpay_internal::syntax;
 use serde_json::value::RawValue;
 
 use crate::chaos::{Chaos, Latency};
@@ -229,7 +229,7 @@ impl App {
         let Some(path) = path.strip_prefix(self.prefix.as_str()) else {
             return reply::not_found();
         };
-        let Some(below) = path.strip_prefix(aggpay_internal::rules::AGGREGATORS_ROOT) else {
+        let Some(below) = path.strip_prefix(aggpay_internal::syntax::AGGREGATORS_ROOT) else {
             return reply::not_found();
         };
         let segments: Vec<&str> = below.split('/').collect();
@@ -270,7 +270,7 @@ impl App {
             Ok(agg) => agg,
             Err(e) => return reply::bad_request(format!("aggregator id: {e}")),
         };
-        if !rules::has_prefix(&agg, "agg_") {
+        if !syntax::has_prefix(&agg, "agg_") {
             return reply::bad_request("aggregator id must start with agg_");
         }
         // The key belongs to this aggregator only (WIRE.md: our choice).

@@ -1,6 +1,6 @@
 use super::*;
 use crate::config::MockConfig;
-use aggpay_internal::rules;
+use aggpay_internal::syntax;
 
 /// The client's reading of a row the mock wrote.
 fn read<M: serde::de::DeserializeOwned>(row: &impl serde::Serialize) -> M {
@@ -19,7 +19,7 @@ fn every_generated_row_serializes_with_valid_identifiers() {
     let d = data();
     for i in 0..d.sizes.batches {
         let b = d.batch(i);
-        assert!(rules::is_batch_token(b.token.as_str()));
+        assert!(syntax::is_batch_token(b.token.as_str()));
         assert_eq!(View::fixed(&d).batch_index(b.token.as_str()), Some(i));
         for j in 0..d.transaction_count(i).min(40) {
             let t = d.transaction(i, j);

@@ -138,7 +138,7 @@ impl Scanner {
                 continue;
             };
             let name = name.trim();
-            if name.eq_ignore_ascii_case(aggpay_internal::rules::KEY_HEADER) {
+            if name.eq_ignore_ascii_case(aggpay_internal::syntax::KEY_HEADER) {
                 key_name = Some(name.to_owned());
             } else if name.eq_ignore_ascii_case("content-length") {
                 lengths += 1;

@@ -214,10 +214,10 @@ fn handle(
     body: &[u8],
     key_name: Option<&str>,
 ) -> Reply {
-    let spelled_exactly = key_name == Some(aggpay_internal::rules::KEY_HEADER);
+    let spelled_exactly = key_name == Some(aggpay_internal::syntax::KEY_HEADER);
     let key = parts
         .headers
-        .get(aggpay_internal::rules::KEY_HEADER)
+        .get(aggpay_internal::syntax::KEY_HEADER)
         .filter(|_| spelled_exactly || !app.faults.has(Fault::KeyHeaderCaseSensitive))
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let incoming = Incoming {

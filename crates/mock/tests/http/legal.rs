@@ -100,7 +100,7 @@ fn connections_status_and_keys_take_other_legal_choices() {
     let answer = Api::finish(
         api.agent
             .get(other)
-            .header(aggpay_internal::rules::KEY_HEADER, &api.key)
+            .header(aggpay_internal::syntax::KEY_HEADER, &api.key)
             .call()
             .unwrap(),
     );

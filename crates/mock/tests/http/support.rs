@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-pub use aggpay_internal::rules::KEY_HEADER;
+pub use aggpay_internal::syntax::KEY_HEADER;
 use aggpay_mock::{MockConfig, MockServer};
 use serde_json::{Value, json};
 

@@ -38,8 +38,12 @@ enum End {
     Verified,
     /// An open batch's rows, as far as they go.
     Walked,
-    /// Set aside; `true` when it failed only for now.
-    Aside(bool),
+    /// Set aside.
+    Aside {
+        /// It failed only for now (a transient failure outlasted the
+        /// retries): it is tried once more before the run ends.
+        transient: bool,
+    },
 }
 
 /// The kinds of rows a batch still needs walked.
@@ -188,7 +192,7 @@ impl<'a> Engine<'a> {
             .iter()
             .enumerate()
             .flat_map(|(i, e)| e.iter().map(move |(kind, end)| (i, *kind, *end)))
-            .filter(|(_, _, end)| *end == End::Aside(true))
+            .filter(|(_, _, end)| *end == End::Aside { transient: true })
             .map(|(i, kind, _)| (i, kind))
             .collect();
         for &(i, kind) in &again {

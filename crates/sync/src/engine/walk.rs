@@ -136,22 +136,9 @@ impl Engine<'_> {
                 if running == 0 {
                     break;
                 }
-                let wait = flight
-                    .opened
-                    .map_or(GROUP_TIME, |t| GROUP_TIME.saturating_sub(t.elapsed()));
-                let (i, message) = match receiver.recv_timeout(wait) {
-                    Ok(message) => message,
-                    Err(mpsc::RecvTimeoutError::Timeout) => {
-                        // Rows wait no longer than a group's time for
-                        // their commit, however slow the next page.
-                        if flight.opened.is_some() {
-                            self.commit_all(batches, kind, &mut flight)?;
-                        }
-                        continue;
-                    }
-                    Err(mpsc::RecvTimeoutError::Disconnected) => {
-                        unreachable!("the writer holds a sender while walks run")
-                    }
+                let Some((i, message)) = self.receive(&receiver, batches, kind, &mut flight)?
+                else {
+                    continue;
                 };
                 // A page of a walk already ended (its fetchers were told to
                 // stop) is dropped.
@@ -181,29 +168,9 @@ impl Engine<'_> {
                 // walk's rows and positions), then it is judged.
                 stops[i].store(true, Ordering::SeqCst);
                 self.commit_all(batches, kind, &mut flight)?;
-                let writing = flight.walks[i].take();
+                let server_count = flight.walks[i].take().and_then(|w| w.server_count);
                 running -= 1;
-                let end = match step {
-                    Step::Next | Step::Done if !batch.status.is_final() => End::Walked,
-                    Step::Next | Step::Done => {
-                        let server_count = writing.and_then(|w| w.server_count);
-                        match self.verify(batch, kind, server_count)? {
-                            Ok(()) => End::Verified,
-                            Err(setback) => self.aside(batch, kind, &setback),
-                        }
-                    }
-                    Step::Failed(e) => {
-                        let setback = self.server(e)?;
-                        self.aside(batch, kind, &setback)
-                    }
-                    Step::Broken(message) => {
-                        let setback =
-                            self.integrity(batch.token.as_str(), kind.as_str(), message)?;
-                        self.aside(batch, kind, &setback)
-                    }
-                };
-                self.progress.walk_ended(batch.token.as_str());
-                ends[i] = Some(end);
+                ends[i] = Some(self.ended(batch, kind, step, server_count)?);
             }
             for stop in &stops {
                 stop.store(true, Ordering::SeqCst);
@@ -216,10 +183,69 @@ impl Engine<'_> {
             .collect())
     }
 
+    /// The next page from the fetchers; `None` when none came within what
+    /// is left of the open group's time, which is then committed: rows
+    /// wait no longer than a group's time for their commit, however slow
+    /// the next page.
+    fn receive<T: Mirrored>(
+        &mut self,
+        receiver: &mpsc::Receiver<Message<T>>,
+        batches: &[Pending],
+        kind: Kind,
+        flight: &mut Flight,
+    ) -> Result<Option<Message<T>>, SyncError> {
+        let wait = flight
+            .opened
+            .map_or(GROUP_TIME, |t| GROUP_TIME.saturating_sub(t.elapsed()));
+        match receiver.recv_timeout(wait) {
+            Ok(message) => Ok(Some(message)),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if flight.opened.is_some() {
+                    self.commit_all(batches, kind, flight)?;
+                }
+                Ok(None)
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                unreachable!("the writer holds a sender while walks run")
+            }
+        }
+    }
+
+    /// Judges a walk that ended, once what it fetched is committed: an
+    /// open batch is walked; a final one is verified against the server's
+    /// count; a walk that failed or met a broken page is set aside.
+    fn ended(
+        &mut self,
+        batch: &Pending,
+        kind: Kind,
+        step: Step,
+        server_count: Option<u64>,
+    ) -> Result<End, SyncError> {
+        let end = match step {
+            Step::Next | Step::Done if !batch.status.is_final() => End::Walked,
+            Step::Next | Step::Done => match self.verify(batch, kind, server_count)? {
+                Ok(()) => End::Verified,
+                Err(setback) => self.aside(batch, kind, &setback),
+            },
+            Step::Failed(e) => {
+                let setback = self.server(e)?;
+                self.aside(batch, kind, &setback)
+            }
+            Step::Broken(message) => {
+                let setback = self.integrity(batch.token.as_str(), kind.as_str(), message)?;
+                self.aside(batch, kind, &setback)
+            }
+        };
+        self.progress.walk_ended(batch.token.as_str());
+        Ok(end)
+    }
+
     /// Names a walk set aside; how it ended.
     fn aside(&mut self, batch: &Pending, kind: Kind, setback: &Setback) -> End {
         self.set_aside(batch.token.as_str(), kind.as_str(), setback);
-        End::Aside(setback.transient())
+        End::Aside {
+            transient: setback.transient(),
+        }
     }
 
     /// Commits the rows written, with the position of every walk that

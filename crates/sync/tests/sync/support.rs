@@ -266,7 +266,7 @@ pub fn proxy(
             .into();
         let mut answer = agent
             .get(format!("{upstream}{}", request.target))
-            .header(aggpay_internal::rules::KEY_HEADER, key.as_str())
+            .header(aggpay_internal::syntax::KEY_HEADER, key.as_str())
             .call()
             .unwrap();
         let mut status = answer.status().as_u16();

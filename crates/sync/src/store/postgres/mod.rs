@@ -218,90 +218,13 @@ impl Postgres {
         warn: &mut dyn FnMut(String),
     ) -> Result<Self, SyncError> {
         let shown = super::redact_url(url);
-        let mut config: postgres::Config = url.parse().map_err(SyncError::db(format!(
-            "{shown} is not a usable PostgreSQL URL"
-        )))?;
-        if config.get_password().is_none() {
-            let host = match config.get_hosts().first() {
-                Some(postgres::config::Host::Tcp(h)) => h.clone(),
-                Some(postgres::config::Host::Unix(p)) => p.display().to_string(),
-                None => "localhost".to_owned(),
-            };
-            let port = config.get_ports().first().copied().unwrap_or(5432);
-            let user = config.get_user().map(str::to_owned).unwrap_or_default();
-            let database = config.get_dbname().unwrap_or(&user).to_owned();
-            let (found, warning) = password::lookup(&host, port, &database, &user);
-            warning.into_iter().for_each(&mut *warn);
-            if let Some((password, _)) = found {
-                config.password(password);
-            }
-        }
+        let config = connect_config(url, &shown, warn)?;
         let mut client = config
             .connect(NoTls)
             .map_err(SyncError::db(format!("cannot connect to {shown}")))?;
         let schema = schema_name(aggregator);
-        // A run killed a moment ago holds the lock until its server
-        // process notices it is gone (when the statement it runs ends):
-        // waited for a little, not taken for a run in use.
-        let locked = client
-            .batch_execute(&format!("SET lock_timeout = {}", LOCK_WAIT.as_millis()))
-            .and_then(|()| client.execute("SELECT pg_advisory_lock(hashtext($1))", &[&schema]))
-            .and_then(|_| client.batch_execute("SET lock_timeout = 0"));
-        match locked {
-            Ok(()) => {}
-            Err(e) if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) => {
-                return Err(SyncError::Refused(Refusal::InUse {
-                    what: format!("schema {schema} of {shown}"),
-                }));
-            }
-            Err(e) => return Err(SyncError::db("taking the run lock")(e)),
-        }
-        let exists = |client: &mut Client, sql: &str| -> Result<bool, SyncError> {
-            client
-                .query_one(sql, &[&schema])
-                .map(|r| r.get::<_, bool>(0))
-                .map_err(SyncError::db("reading the catalog"))
-        };
-        let has_schema = exists(
-            &mut client,
-            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",
-        )?;
-        let version = if has_schema {
-            let has_meta = exists(
-                &mut client,
-                "SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'meta')",
-            )?;
-            let foreign = || {
-                SyncError::Refused(Refusal::NotOurs {
-                    what: format!("schema {schema} of {shown}"),
-                    why: "no aggpay-sync meta table".into(),
-                })
-            };
-            if !has_meta {
-                return Err(foreign());
-            }
-            let row = client
-                .query_opt(
-                    &format!("SELECT application, version FROM {schema}.meta"),
-                    &[],
-                )
-                .map_err(SyncError::db("reading the schema's version"))?
-                .ok_or_else(foreign)?;
-            let (application, version): (String, i64) = (row.get(0), row.get(1));
-            if application != schema::APPLICATION {
-                return Err(foreign());
-            }
-            if version > SCHEMA_VERSION {
-                return Err(SyncError::Refused(Refusal::Newer {
-                    what: format!("schema {schema} of {shown}"),
-                    found: version,
-                    known: SCHEMA_VERSION,
-                }));
-            }
-            version
-        } else {
-            0
-        };
+        lock(&mut client, &schema, &shown)?;
+        let (has_schema, version) = found_version(&mut client, &schema, &shown)?;
         let mut store = Self {
             client,
             schema,
@@ -524,4 +447,107 @@ impl Dialect for Postgres {
         self.chunk = None;
         self.conflicted.clear();
     }
+}
+
+/// The connection settings of `url`, its password read as libpq does
+/// when the URL has none (`warn` hears why a password file is not used).
+fn connect_config(
+    url: &str,
+    shown: &str,
+    warn: &mut dyn FnMut(String),
+) -> Result<postgres::Config, SyncError> {
+    let mut config: postgres::Config = url.parse().map_err(SyncError::db(format!(
+        "{shown} is not a usable PostgreSQL URL"
+    )))?;
+    if config.get_password().is_none() {
+        let host = match config.get_hosts().first() {
+            Some(postgres::config::Host::Tcp(h)) => h.clone(),
+            Some(postgres::config::Host::Unix(p)) => p.display().to_string(),
+            None => "localhost".to_owned(),
+        };
+        let port = config.get_ports().first().copied().unwrap_or(5432);
+        let user = config.get_user().map(str::to_owned).unwrap_or_default();
+        let database = config.get_dbname().unwrap_or(&user).to_owned();
+        let (found, warning) = password::lookup(&host, port, &database, &user);
+        warning.into_iter().for_each(&mut *warn);
+        if let Some((password, _)) = found {
+            config.password(password);
+        }
+    }
+    Ok(config)
+}
+
+/// Takes the aggregator's run lock (a session advisory lock on its
+/// schema's name): another run holding it refuses this one.
+fn lock(client: &mut Client, schema: &str, shown: &str) -> Result<(), SyncError> {
+    // A run killed a moment ago holds the lock until its server
+    // process notices it is gone (when the statement it runs ends):
+    // waited for a little, not taken for a run in use.
+    let locked = client
+        .batch_execute(&format!("SET lock_timeout = {}", LOCK_WAIT.as_millis()))
+        .and_then(|()| client.execute("SELECT pg_advisory_lock(hashtext($1))", &[&schema]))
+        .and_then(|_| client.batch_execute("SET lock_timeout = 0"));
+    match locked {
+        Ok(()) => {}
+        Err(e) if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) => {
+            return Err(SyncError::Refused(Refusal::InUse {
+                what: format!("schema {schema} of {shown}"),
+            }));
+        }
+        Err(e) => return Err(SyncError::db("taking the run lock")(e)),
+    }
+    Ok(())
+}
+
+/// Whether the aggregator's schema exists, and its version (0 when it
+/// does not); a schema of another program, or of a newer version, is
+/// refused.
+fn found_version(client: &mut Client, schema: &str, shown: &str) -> Result<(bool, i64), SyncError> {
+    let exists = |client: &mut Client, sql: &str| -> Result<bool, SyncError> {
+        client
+            .query_one(sql, &[&schema])
+            .map(|r| r.get::<_, bool>(0))
+            .map_err(SyncError::db("reading the catalog"))
+    };
+    let has_schema = exists(
+        client,
+        "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",
+    )?;
+    let version = if has_schema {
+        let has_meta = exists(
+            client,
+            "SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'meta')",
+        )?;
+        let foreign = || {
+            SyncError::Refused(Refusal::NotOurs {
+                what: format!("schema {schema} of {shown}"),
+                why: "no aggpay-sync meta table".into(),
+            })
+        };
+        if !has_meta {
+            return Err(foreign());
+        }
+        let row = client
+            .query_opt(
+                &format!("SELECT application, version FROM {schema}.meta"),
+                &[],
+            )
+            .map_err(SyncError::db("reading the schema's version"))?
+            .ok_or_else(foreign)?;
+        let (application, version): (String, i64) = (row.get(0), row.get(1));
+        if application != schema::APPLICATION {
+            return Err(foreign());
+        }
+        if version > SCHEMA_VERSION {
+            return Err(SyncError::Refused(Refusal::Newer {
+                what: format!("schema {schema} of {shown}"),
+                found: version,
+                known: SCHEMA_VERSION,
+            }));
+        }
+        version
+    } else {
+        0
+    };
+    Ok((has_schema, version))
 }

@@ -6,14 +6,14 @@
 //! disagree about what a well-formed value looks like.
 //!
 //! ```
-//! use aggpay_internal::rules;
+//! use aggpay_internal::syntax;
 //!
-//! assert!(rules::is_batch_token("sb_0f8fad5b-d9cb-469f-a165-70867728950e"));
-//! assert!(!rules::is_batch_token("sb_too_short"));
-//! assert!(rules::is_paisa("483"));
-//! assert!(!rules::is_paisa("4.83"));
-//! assert!(rules::is_utc_timestamp("2024-05-01T10:00:00Z"));
-//! assert!(!rules::is_utc_timestamp("2024-05-01T10:00:00+05:00"));
+//! assert!(syntax::is_batch_token("sb_0f8fad5b-d9cb-469f-a165-70867728950e"));
+//! assert!(!syntax::is_batch_token("sb_too_short"));
+//! assert!(syntax::is_paisa("483"));
+//! assert!(!syntax::is_paisa("4.83"));
+//! assert!(syntax::is_utc_timestamp("2024-05-01T10:00:00Z"));
+//! assert!(!syntax::is_utc_timestamp("2024-05-01T10:00:00+05:00"));
 //! ```
 
 use std::sync::LazyLock;
@@ -119,7 +119,7 @@ pub fn has_prefix(value: &str, prefix: &str) -> bool {
 /// value itself not repeated); `None` when [`has_prefix`] accepts it.
 ///
 /// ```
-/// use aggpay_internal::rules::why_not_id;
+/// use aggpay_internal::syntax::why_not_id;
 ///
 /// assert_eq!(why_not_id("sb_short", "sb_").unwrap(), "is 8 characters long; a batch token is exactly 39");
 /// assert_eq!(why_not_id("txn_1", "pm_").unwrap(), "does not start with `pm_` (it is a `txn_` identifier)");
@@ -235,7 +235,7 @@ pub fn is_date(value: &str) -> bool {
 /// the URL-unreserved ones (`A-Z a-z 0-9 - . _ ~`) becomes `%XX`.
 ///
 /// ```
-/// assert_eq!(aggpay_internal::rules::encode_component("a b/c,d~"), "a%20b%2Fc%2Cd~");
+/// assert_eq!(aggpay_internal::syntax::encode_component("a b/c,d~"), "a%20b%2Fc%2Cd~");
 /// ```
 pub fn encode_component(value: &str) -> String {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
@@ -266,7 +266,7 @@ pub fn encode_component(value: &str) -> String {
 /// Why the URL is refused, naming the offending part.
 ///
 /// ```
-/// use aggpay_internal::rules::parse_base_url;
+/// use aggpay_internal::syntax::parse_base_url;
 ///
 /// assert_eq!(parse_base_url("HTTPS://api.example.com/pay/").unwrap(), "https://api.example.com/pay");
 /// assert!(parse_base_url("ftp://api.example.com").is_err());
