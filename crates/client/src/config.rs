@@ -410,35 +410,15 @@ mod tests {
         );
     }
 
+    /// The builder refuses what `syntax::parse_base_url` refuses (its own
+    /// tests hold the grammar), as a configuration error, and a zero
+    /// timeout.
     #[test]
-    fn base_urls_are_checked() {
-        for good in [
-            "http://127.0.0.1:8080",
-            "https://x.example/api/",
-            "HTTPS://x",
-        ] {
-            assert!(
-                ClientBuilder::new(good, "agg_1".parse().unwrap(), "k")
-                    .build()
-                    .is_ok(),
-                "{good}"
-            );
-        }
-        for bad in [
-            "",
-            "ftp://x",
-            "127.0.0.1:80",
-            "http://",
-            "http://x?y=1",
-            // Non-ASCII used to panic on a byte slice.
-            "ñ",
-            "ñttp://x",
-            "https://bücher.example",
-            "é://x",
-        ] {
-            let err = ClientBuilder::new(bad, "agg_1".parse().unwrap(), "k")
-                .build()
-                .unwrap_err();
+    fn a_bad_base_url_or_timeout_is_a_config_error() {
+        let build = |url: &str| ClientBuilder::new(url, "agg_1".parse().unwrap(), "k").build();
+        assert!(build("https://x.example/api/").is_ok());
+        for bad in ["ftp://x", "ñ"] {
+            let err = build(bad).unwrap_err();
             assert!(
                 matches!(err.kind(), crate::ErrorKind::Config(_)),
                 "{bad}: {err:?}"

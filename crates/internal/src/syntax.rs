@@ -343,6 +343,11 @@ mod tests {
             "https://x.example/p\u{e9}",
             "http://x\\y",
             "http://x/\u{1b}[2J",
+            // Non-ASCII at the start used to panic on a byte slice.
+            "ñ",
+            "ñttp://x",
+            "https://bücher.example",
+            "é://x",
         ] {
             assert!(parse_base_url(bad).is_err(), "{bad}");
         }
