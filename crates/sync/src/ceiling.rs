@@ -205,7 +205,7 @@ impl Store for Dropped {
             .iter()
             .map(|(id, (token, status))| {
                 let unverified = |kind| !self.verified.contains(&(token.as_str().to_owned(), kind));
-                crate::store::pending(
+                crate::store::sql::pending(
                     token.as_str().to_owned(),
                     *id,
                     status,

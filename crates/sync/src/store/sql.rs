@@ -4,12 +4,10 @@
 //! A dialect brings only what differs: the connection, its placeholders
 //! and types, and the bulk path rows take.
 
-use aggpay::{AggregatorId, BatchToken, SettlementBatch};
+use aggpay::{AggregatorId, BatchStatus, BatchToken, SettlementBatch};
 
 use super::tables::{BATCHES, Kind, Shape, Value};
-use super::{
-    BatchChanges, Pending, Refusal, Store, Totals, WalkCommit, WalkState, now, unsigned, upsert_sql,
-};
+use super::{BatchChanges, Pending, Refusal, Store, Totals, WalkCommit, WalkState};
 use crate::error::SyncError;
 
 /// What differs between the databases a mirror is kept in.
@@ -259,10 +257,10 @@ impl<D: Dialect> Store for Sql<D> {
     }
 
     fn batch_states(&mut self) -> Result<Vec<Pending>, SyncError> {
-        self.rows("reading batches", super::BATCH_STATES, &[])?
+        self.rows("reading batches", BATCH_STATES, &[])?
             .into_iter()
             .map(|r| {
-                super::pending(
+                pending(
                     text(r.first()).unwrap_or_default(),
                     int(r.get(1)).unwrap_or_default(),
                     &text(r.get(2)).unwrap_or_default(),
@@ -421,4 +419,80 @@ impl<D: Dialect> Drop for Sql<D> {
     fn drop(&mut self) {
         self.rollback();
     }
+}
+
+/// Every batch kept, oldest first, with whether its transactions and its
+/// payouts still need a walk: `token, id, status, bool, bool` (both
+/// backends read it).
+const BATCH_STATES: &str = "SELECT b.token, b.id, b.status,
+    (SELECT verified_at FROM walks w WHERE w.batch_token = b.token AND w.kind = 'transactions') IS NULL,
+    (SELECT verified_at FROM walks w WHERE w.batch_token = b.token AND w.kind = 'payouts') IS NULL
+ FROM batches b ORDER BY b.id";
+
+/// The columns of `shape` that a row seen again updates, with their
+/// place (from 1): all but the key and when the row was first seen.
+pub(super) fn updated(shape: &dyn Shape) -> Vec<(usize, &'static str)> {
+    shape
+        .columns()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i + 1, c.0))
+        .filter(|(_, c)| !matches!(*c, "token" | "first_seen_at"))
+        .collect()
+}
+
+/// The `SET` list of an upsert's conflict: the [`updated`] columns.
+pub(super) fn updates(shape: &dyn Shape) -> String {
+    updated(shape)
+        .into_iter()
+        .map(|(_, c)| format!("{c} = excluded.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The upsert of one row of `shape`, keyed by `token`, with `$n`
+/// placeholders. The tool's own columns take a placeholder too (the time
+/// now).
+fn upsert_sql(shape: &dyn Shape) -> String {
+    let columns = shape.columns();
+    let names: Vec<&str> = columns.iter().map(|c| c.0).collect();
+    let params: Vec<String> = (1..=columns.len()).map(|i| format!("${i}")).collect();
+    format!(
+        "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT (token) DO UPDATE SET {}",
+        shape.name(),
+        names.join(", "),
+        params.join(", "),
+        updates(shape)
+    )
+}
+
+/// The time now, as the tool's own columns keep it.
+fn now() -> String {
+    jiff::Timestamp::now().to_string()
+}
+
+/// A pending batch from the database's text.
+pub(crate) fn pending(
+    token: String,
+    id: i64,
+    status: &str,
+    transactions: bool,
+    payouts: bool,
+) -> Result<Pending, SyncError> {
+    let token = BatchToken::parse(token).map_err(SyncError::db(
+        "holds a batch token the client refuses (was the database changed by hand?)",
+    ))?;
+    let status = BatchStatus::from(status);
+    Ok(Pending {
+        payouts: payouts && status.is_final(),
+        token,
+        id,
+        status,
+        transactions,
+    })
+}
+
+/// An integer the database returned as a count or id.
+fn unsigned(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
 }

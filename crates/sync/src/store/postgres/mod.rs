@@ -21,8 +21,9 @@ use postgres::types::{IsNull, ToSql, Type as PgType, to_sql_checked};
 use postgres::{Client, NoTls, Statement};
 
 use super::sql::Dialect;
+use super::sql::updates;
 use super::tables::{MERCHANTS, PAYOUTS, RAIL_MERCHANTS, REFUNDS, TRANSACTIONS, Type};
-use super::{Refusal, Shape, Value, updates};
+use super::{Refusal, Shape, Value};
 use crate::error::SyncError;
 
 /// The schema version this build writes (and the newest it reads).
@@ -217,7 +218,7 @@ impl Postgres {
         aggregator: &AggregatorId,
         warn: &mut dyn FnMut(String),
     ) -> Result<Self, SyncError> {
-        let shown = super::redact_url(url);
+        let shown = super::target::redact_url(url);
         let config = connect_config(url, &shown, warn)?;
         let mut client = config
             .connect(NoTls)

@@ -284,7 +284,7 @@ fn write_sql(table: &dyn Shape) -> (String, String) {
         names.join(", "),
         params.join(", ")
     );
-    let set: Vec<String> = super::updated(table)
+    let set: Vec<String> = super::sql::updated(table)
         .into_iter()
         .map(|(i, c)| format!("{c} = ?{i}"))
         .collect();
