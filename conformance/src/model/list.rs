@@ -477,7 +477,6 @@ fn read_offset(http: &Http, source: Source) -> ListModel {
                         // even when the count says so, as the count may
                         // be the page's (API.md does not show its
                         // meaning).
-                        model.head.truncate(step as usize);
                         model.pages.push(e);
                         model.len = model.count;
                         model.named_otherwise = Some(otherwise);
