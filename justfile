@@ -26,7 +26,7 @@ lint := 'RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" CL
 test:
     cargo fmt --all -- --check
     {{just_executable()}} lint-works
-    {{lint}} cargo test --workspace --all-targets --locked --no-run
+    {{lint}} cargo test --workspace --all-targets --features aggpay-sync/ceilings --locked --no-run
     {{lint}} python3 .ci/run-tests
     {{just_executable()}} examples
 
@@ -80,7 +80,7 @@ spec-diff SHARED="../shared/spec":
 # Benchmarks (release): print a table, write target/bench.json.
 bench:
     cargo bench --locked -p aggpay-conformance --bench evidence
-    cargo bench --locked -p aggpay-sync --bench sync
+    cargo bench --locked -p aggpay-sync --features ceilings --bench sync
 
 # Mirror settlements into a SQLite database (e.g. `just sync --db demo.db --mock`).
 sync *ARGS:

@@ -67,9 +67,7 @@ impl Paisa {
     /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for decimals, exponents, signs other than a
     /// leading `-`, leading zeros, blanks or values out of `i64` range.
     pub fn parse(value: &str) -> Result<Self, Error> {
-        if syntax::is_paisa(value)
-            && let Ok(n) = value.parse()
-        {
+        if let Some(n) = syntax::paisa(value) {
             return Ok(Self(n));
         }
         Err(Error::invalid_input(
@@ -149,8 +147,7 @@ impl Serialize for Paisa {
 
 impl<'de> Deserialize<'de> for Paisa {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        Self::parse(&raw).map_err(serde::de::Error::custom)
+        crate::model_util::parsed_str(deserializer, "an amount in paisa as a string", Self::parse)
     }
 }
 
@@ -218,8 +215,7 @@ impl Serialize for Currency {
 
 impl<'de> Deserialize<'de> for Currency {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        Self::parse(&raw).map_err(serde::de::Error::custom)
+        crate::model_util::parsed_str(deserializer, "an ISO 4217 code", Self::parse)
     }
 }
 

@@ -350,7 +350,7 @@ impl ClientBuilder {
         if self.platform_verifier {
             if !roots.is_empty() {
                 return Err(Error::config(
-                    "choose CA certificates or the platform verifier, not both".into(),
+                    "choose CA certificates or the platform verifier, not both",
                 ));
             }
             tls = tls.root_certs(ureq::tls::RootCerts::PlatformVerifier);

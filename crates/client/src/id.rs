@@ -7,6 +7,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use compact_str::CompactString;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::Error;
@@ -21,7 +22,7 @@ macro_rules! prefixed_id {
     ($(#[$doc:meta])* $name:ident, $prefix:literal, $what:literal) => {
         $(#[$doc])*
         #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct $name(String);
+        pub struct $name(CompactString);
 
         impl $name {
             /// The prefix every value of this type starts with.
@@ -35,7 +36,7 @@ macro_rules! prefixed_id {
             /// carries characters that are not URL-unreserved.
             pub fn parse(value: impl AsRef<str> + Into<String>) -> Result<Self, Error> {
                 match syntax::why_not_id(value.as_ref(), $prefix) {
-                    None => Ok(Self(value.into())),
+                    None => Ok(Self(CompactString::new(value.as_ref()))),
                     Some(why) => Err(Error::invalid_input(
                         $what,
                         format!("`{}` {why}", excerpt(value.as_ref())),
@@ -50,7 +51,7 @@ macro_rules! prefixed_id {
 
             /// Gives back the inner string.
             pub fn into_string(self) -> String {
-                self.0
+                self.0.into_string()
             }
         }
 
@@ -104,8 +105,7 @@ macro_rules! prefixed_id {
 
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let raw = String::deserialize(deserializer)?;
-                Self::parse(raw).map_err(serde::de::Error::custom)
+                crate::model_util::parsed_str(deserializer, $what, |raw: &str| Self::parse(raw))
             }
         }
     };
@@ -263,8 +263,7 @@ impl Serialize for NumericId {
 
 impl<'de> Deserialize<'de> for NumericId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        Self::parse(&raw).map_err(serde::de::Error::custom)
+        crate::model_util::parsed_str(deserializer, "a numeric id string", Self::parse)
     }
 }
 
@@ -285,9 +284,8 @@ impl<'de> Deserialize<'de> for NumericId {
 /// assert!(RefundToken::parse("").is_err());
 /// assert!(RefundToken::parse("rfd_1\n").is_err());
 /// ```
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct RefundToken(String);
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RefundToken(CompactString);
 
 impl RefundToken {
     /// Parses a token given by a user.
@@ -309,7 +307,7 @@ impl RefundToken {
             })
         };
         match why {
-            None => Ok(Self(value.into())),
+            None => Ok(Self(CompactString::new(text))),
             Some(why) => Err(Error::invalid_input(
                 "refund token",
                 format!("`{}` {why}", excerpt(text)),
@@ -324,7 +322,22 @@ impl RefundToken {
 
     /// Gives back the inner string.
     pub fn into_string(self) -> String {
-        self.0
+        self.0.into_string()
+    }
+}
+
+impl Serialize for RefundToken {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+/// Whatever string a server sends (see the type's documentation).
+impl<'de> Deserialize<'de> for RefundToken {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        crate::model_util::parsed_str(deserializer, "a refund token", |raw| {
+            Ok::<_, std::convert::Infallible>(Self(CompactString::new(raw)))
+        })
     }
 }
 

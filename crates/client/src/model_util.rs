@@ -42,3 +42,36 @@ pub(crate) mod numeric_string {
         crate::wire::Count::deserialize(deserializer).map(|c| c.0)
     }
 }
+
+/// Deserializes a JSON string through `parse`, reading the text where the
+/// deserializer holds it: no `String` is made for a value that becomes a
+/// number, a code or a known enum variant. (serde's own `Cow<str>` would
+/// always allocate, and `String` does by definition.)
+pub(crate) fn parsed_str<'de, D, T, E>(
+    deserializer: D,
+    expecting: &'static str,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    E: std::fmt::Display,
+{
+    struct Text<F> {
+        expecting: &'static str,
+        parse: F,
+    }
+
+    impl<T, E: std::fmt::Display, F: FnOnce(&str) -> Result<T, E>> serde::de::Visitor<'_> for Text<F> {
+        type Value = T;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.expecting)
+        }
+
+        fn visit_str<Er: serde::de::Error>(self, value: &str) -> Result<T, Er> {
+            (self.parse)(value).map_err(Er::custom)
+        }
+    }
+
+    deserializer.deserialize_str(Text { expecting, parse })
+}

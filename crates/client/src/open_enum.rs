@@ -91,7 +91,9 @@ macro_rules! open_enum {
 
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                String::deserialize(deserializer).map($name::from)
+                crate::model_util::parsed_str(deserializer, "a string", |value| {
+                    Ok::<_, std::convert::Infallible>($name::from(value))
+                })
             }
         }
     };

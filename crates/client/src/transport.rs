@@ -292,12 +292,12 @@ impl Inner {
             },
         )?;
         if (200..300).contains(&status) {
-            serde_json::from_slice::<Envelope<T>>(&body)
+            aggpay_internal::json::from_body::<Envelope<T>>(&body)
                 .map(|envelope| envelope.data)
-                .map_err(|e| {
+                .map_err(|why| {
                     Error::from(ErrorKind::Decode {
                         status,
-                        reason: self.redactor.text(&e.to_string(), MESSAGE),
+                        reason: self.redactor.text(&why, MESSAGE),
                         snippet: self.redactor.snippet(&body, SNIPPET),
                         secret: if call.rotation {
                             RotatedSecret::find(&body)

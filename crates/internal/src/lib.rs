@@ -14,6 +14,7 @@ pub mod backoff;
 pub mod cli;
 pub mod coding;
 pub mod http;
+pub mod json;
 pub mod mix;
 #[cfg(feature = "tools")]
 pub mod preflight;

@@ -51,6 +51,10 @@ pub struct Summary {
     pub retries: u64,
     /// Time the retries waited, all requests together.
     pub waited_seconds: f64,
+    /// Time the database waited for the server: the writer thread idle,
+    /// every page fetched so far written. Near `seconds` the network is
+    /// the limit; near 0 the database is.
+    pub idle_seconds: f64,
     /// Wall time.
     pub seconds: f64,
     /// The process's peak resident memory, where the system tells it.
@@ -126,6 +130,7 @@ impl Summary {
             "requests": self.requests,
             "retries": self.retries,
             "waited_seconds": (self.waited_seconds * 10.0).round() / 10.0,
+            "idle_seconds": (self.idle_seconds * 10.0).round() / 10.0,
             "seconds": (self.seconds * 1000.0).round() / 1000.0,
             "peak_rss_mb": self.peak_rss_mb.map(|m| (m * 10.0).round() / 10.0),
             "integrity_errors": self.integrity_errors,

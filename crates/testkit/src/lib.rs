@@ -3,7 +3,8 @@
 //! on loopback, an HTTP `CONNECT` proxy that records what it carries, a
 //! hand-written HTTP server for hostile answers, temporary folders, the
 //! test process stopped and continued on purpose, and a real PostgreSQL
-//! cluster per test binary.
+//! cluster per test binary, and the CPU time of processes for the
+//! benches.
 //! Never a dependency of anything but tests.
 //!
 //! Every thread here ends on its own: servers stop when dropped, and
@@ -11,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 mod ca;
+mod cpu;
 mod pg;
 mod proxy;
 mod raw;
@@ -19,6 +21,7 @@ mod temp;
 mod tls;
 
 pub use ca::{Identity, TestCa};
+pub use cpu::{cpu_seconds, tree_cpu_seconds};
 pub use pg::{PgCluster, SKIP_POSTGRES};
 pub use proxy::ConnectProxy;
 pub use raw::{Act, RawRequest, RawServer, Scripted, json, respond, silence};

@@ -283,6 +283,15 @@ impl PgCluster {
             .unwrap_or_else(|e| panic!("cannot run {}: {e}: {INSTALL}", path.display()))
     }
 
+    /// CPU seconds the server has used so far: its postmaster, the
+    /// backends that ended (waited for by it) and the processes still
+    /// running (backends, checkpointer, writers); `None` where `/proc`
+    /// does not tell.
+    pub fn cpu_seconds(&self) -> Option<f64> {
+        let pid = std::fs::read_to_string(self.data.join("postmaster.pid")).ok()?;
+        crate::tree_cpu_seconds(pid.lines().next()?.trim().parse().ok()?)
+    }
+
     /// The server's port.
     pub fn port(&self) -> u16 {
         self.port

@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::Error;
 use crate::id::excerpt;
-use crate::{AccessKeyId, AccessKeyToken, AggregatorId, KeyId, NumericId, Secret};
+use crate::{AccessKeyId, AccessKeyToken, AggregatorId, KeyId, NumericId, Secret, Text};
 
 /// The `id` of an access key record: the API sends either a numeric
 /// string or an `ak_` identifier.
@@ -91,15 +91,13 @@ impl Serialize for AccessKeyRecordToken {
 
 impl<'de> Deserialize<'de> for AccessKeyRecordId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        Self::parse(&raw).map_err(serde::de::Error::custom)
+        crate::model_util::parsed_str(deserializer, "an access key record identifier", Self::parse)
     }
 }
 
 impl<'de> Deserialize<'de> for AccessKeyRecordToken {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        Self::parse(&raw).map_err(serde::de::Error::custom)
+        crate::model_util::parsed_str(deserializer, "an access key record token", Self::parse)
     }
 }
 
@@ -122,7 +120,7 @@ pub struct AccessKey {
     /// Whether the key is accepted.
     pub is_active: bool,
     /// Key name.
-    pub name: String,
+    pub name: Text,
     /// The key secret, in clear on the wire; serialized as `<redacted>`.
     pub secret: Secret,
     /// Creation time.

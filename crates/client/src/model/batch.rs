@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{BatchToken, JobId, NumericId, PartnerId};
+use crate::{BatchToken, JobId, NumericId, PartnerId, Text};
 
 open_enum! {
     /// The status of a settlement batch. Responses carry the name; the list
@@ -67,7 +67,7 @@ pub struct SettlementBatch {
     /// The 39-character `sb_` token.
     pub token: BatchToken,
     /// File name; may be empty.
-    pub file_name: String,
+    pub file_name: Text,
     /// Settlement date.
     pub date: Timestamp,
     /// Status name.

@@ -3,7 +3,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     AggregatorId, AggregatorMerchantId, BankAccountId, ExternalMerchantRef, NumericId,
-    RailMerchantId,
+    RailMerchantId, Text,
 };
 
 /// A merchant linked to the aggregator (element of `data.merchants`).
@@ -15,7 +15,7 @@ pub struct AggregatorMerchant {
     /// `am_` token.
     pub token: AggregatorMerchantId,
     /// Merchant name.
-    pub name: String,
+    pub name: Text,
     /// The aggregator.
     pub aggregator_id: AggregatorId,
     /// The rail merchant.

@@ -15,6 +15,7 @@ mod qr_code;
 mod rail_merchant;
 mod refund;
 mod report_export;
+mod text;
 mod transaction;
 mod webhook;
 
@@ -33,5 +34,6 @@ pub use rail_merchant::{
 };
 pub use refund::{Refund, RefundStatus, RefundType};
 pub use report_export::{NewReportExport, ReportExport, ReportKind, ReportStatus};
+pub use text::Text;
 pub use transaction::{PaymentType, Transaction, TransactionStatus, TransactionType};
 pub use webhook::WebhookEndpoint;

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::open_enum::open_enum;
 use crate::{
     AggregatorId, AggregatorMerchantId, BatchToken, LedgerAccountId, NumericId, Paisa, PayoutToken,
-    RailMerchantId,
+    RailMerchantId, Text,
 };
 
 open_enum! {
@@ -70,7 +70,7 @@ pub struct SettlementPayout {
     /// Ledger account credited.
     pub creditor_account_id: Option<LedgerAccountId>,
     /// Why the payout failed; empty or `None` otherwise.
-    pub failure_reason: Option<String>,
+    pub failure_reason: Option<Text>,
     /// Creation time.
     pub created_at: Option<Timestamp>,
     /// Last change.

@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{AggregatorMerchantId, NumericId, QrCodeToken};
+use crate::{AggregatorMerchantId, NumericId, QrCodeToken, Text};
 
 open_enum! {
     /// The type of a QR code. The list filter defaults to `STATIC`.
@@ -28,11 +28,11 @@ pub struct QrCode {
     #[serde(rename = "type")]
     pub qr_type: QrType,
     /// The encoded payload text.
-    pub code: String,
+    pub code: Text,
     /// Terminal label; may be empty.
-    pub terminal_label: String,
+    pub terminal_label: Text,
     /// Reference label; may be empty.
-    pub reference_label: String,
+    pub reference_label: Text,
     /// Whether the code was deleted.
     pub is_deleted: bool,
     /// Creation time.

@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{NumericId, PartnerId, RailMerchantId};
+use crate::{NumericId, PartnerId, RailMerchantId, Text};
 
 open_enum! {
     /// The onboarding status of a rail merchant.
@@ -23,13 +23,13 @@ open_enum! {
 #[non_exhaustive]
 pub struct AddressDetails {
     /// Country.
-    pub country: String,
+    pub country: Text,
     /// City.
-    pub city: String,
+    pub city: Text,
     /// State, province or region.
-    pub state_province_region: String,
+    pub state_province_region: Text,
     /// Street address.
-    pub address_line: String,
+    pub address_line: Text,
 }
 
 /// Contact details of a rail merchant.
@@ -37,9 +37,9 @@ pub struct AddressDetails {
 #[non_exhaustive]
 pub struct ContactDetails {
     /// Mobile number.
-    pub mobile_number: String,
+    pub mobile_number: Text,
     /// Email address.
-    pub email: String,
+    pub email: Text,
 }
 
 /// Business details of a rail merchant.
@@ -47,13 +47,13 @@ pub struct ContactDetails {
 #[non_exhaustive]
 pub struct AdditionalDetails {
     /// Doing-business-as name.
-    pub dba: String,
+    pub dba: Text,
     /// Merchant category code.
-    pub mcc: String,
+    pub mcc: Text,
     /// Latitude; may be empty.
-    pub lat: String,
+    pub lat: Text,
     /// Longitude; may be empty.
-    pub long: String,
+    pub long: Text,
 }
 
 /// A merchant registered on the rail.
@@ -67,19 +67,19 @@ pub struct RailMerchant {
     /// `partner_` identifier.
     pub partner_id: PartnerId,
     /// Rail record id; may be empty.
-    pub rail_record_id: String,
+    pub rail_record_id: Text,
     /// Onboarding status.
     pub status: RailMerchantStatus,
     /// Identity document kind (observed `NTN`).
-    pub uid_type: String,
+    pub uid_type: Text,
     /// Identity document number.
-    pub uid_value: String,
+    pub uid_value: Text,
     /// Name.
-    pub name: String,
+    pub name: Text,
     /// Document type.
-    pub document_type: String,
+    pub document_type: Text,
     /// Document number.
-    pub document_number: String,
+    pub document_number: Text,
     /// Address.
     pub address_details: AddressDetails,
     /// Contact.

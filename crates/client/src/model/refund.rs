@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{Paisa, PaymentId, RefundToken};
+use crate::{Paisa, PaymentId, RefundToken, Text};
 
 open_enum! {
     /// The state of a refund.
@@ -42,19 +42,19 @@ pub struct Refund {
     #[serde(rename = "type")]
     pub refund_type: RefundType,
     /// Reason.
-    pub reason: String,
+    pub reason: Text,
     /// Additional information.
-    pub addtl_info: String,
+    pub addtl_info: Text,
     /// State.
     pub status: RefundStatus,
     /// Rail trace reference.
-    pub trace_reference: String,
+    pub trace_reference: Text,
     /// Rail message id.
-    pub msg_id: String,
+    pub msg_id: Text,
     /// Return id.
-    pub return_id: String,
+    pub return_id: Text,
     /// Client request id.
-    pub request_id: String,
+    pub request_id: Text,
     /// When the rail message was created.
     pub msg_created_at: Timestamp,
     /// When the refund settles; `None` until scheduled.

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use crate::open_enum::open_enum;
 use crate::{
     AggregatorId, AggregatorMerchantId, BatchToken, Currency, NumericId, Paisa, PartnerId,
-    PaymentId, RailMerchantId, RefundToken, TransactionToken,
+    PaymentId, RailMerchantId, RefundToken, Text, TransactionToken,
 };
 
 open_enum! {
@@ -64,19 +64,19 @@ pub struct Transaction {
     /// The aggregator.
     pub aggregator_id: AggregatorId,
     /// The aggregator's name.
-    pub aggregator_name: String,
+    pub aggregator_name: Text,
     /// The aggregator merchant.
     pub aggregator_merchant_id: AggregatorMerchantId,
     /// The aggregator merchant's name.
-    pub aggregator_merchant_name: String,
+    pub aggregator_merchant_name: Text,
     /// The rail merchant.
     pub rail_merchant_id: RailMerchantId,
     /// The rail merchant's name.
-    pub rail_merchant_name: String,
+    pub rail_merchant_name: Text,
     /// The merchant's tax number.
-    pub rail_merchant_ntn: String,
+    pub rail_merchant_ntn: Text,
     /// The merchant's province.
-    pub rail_merchant_province: String,
+    pub rail_merchant_province: Text,
     /// Total before deductions.
     pub gross_amount: Paisa,
     /// Fee charged.

@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::{AggregatorId, WebhookToken};
+use crate::{AggregatorId, Text, WebhookToken};
 
 /// A webhook endpoint (element of `data.endpoints`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -13,13 +13,13 @@ pub struct WebhookEndpoint {
     /// The aggregator.
     pub aggregator_id: AggregatorId,
     /// Absolute URL receiving deliveries.
-    pub url: String,
+    pub url: Text,
     /// Description.
-    pub description: String,
+    pub description: Text,
     /// Whether deliveries are made.
     pub enabled: bool,
     /// A JSON-encoded array of event names; see [`WebhookEndpoint::event_filter`].
-    pub event_filter_json: String,
+    pub event_filter_json: Text,
     /// Creation time.
     pub created_at: Timestamp,
     /// Last change.

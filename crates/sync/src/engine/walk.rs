@@ -197,7 +197,17 @@ impl Engine<'_> {
         let wait = flight
             .opened
             .map_or(GROUP_TIME, |t| GROUP_TIME.saturating_sub(t.elapsed()));
-        match receiver.recv_timeout(wait) {
+        let ready = match receiver.try_recv() {
+            Ok(message) => Ok(message),
+            Err(mpsc::TryRecvError::Empty) => {
+                let idle = Instant::now();
+                let got = receiver.recv_timeout(wait);
+                self.summary.idle_seconds += idle.elapsed().as_secs_f64();
+                got
+            }
+            Err(mpsc::TryRecvError::Disconnected) => Err(mpsc::RecvTimeoutError::Disconnected),
+        };
+        match ready {
             Ok(message) => Ok(Some(message)),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if flight.opened.is_some() {
@@ -430,6 +440,7 @@ fn fetcher<'s, T: Mirrored>(
     stop: &'s AtomicBool,
 ) -> impl FnOnce() + Send + 's {
     move || {
+        crate::priority::helper_thread();
         while !stop.load(Ordering::SeqCst) {
             let message = match walk.next_page() {
                 Some(Ok(page)) => Ok(Fetched {

@@ -1,0 +1,67 @@
+//! CPU time of processes, from Linux's `/proc`, for the benches that hold
+//! a run to what its cores allow.
+
+/// CPU seconds (user and system) process `pid` has used, with those of
+/// its children it has waited for (`/proc/<pid>/stat`, fields 14 to 17,
+/// in clock ticks of 1/100 s: Linux's `USER_HZ`); `None` where there is
+/// no such file (another system, or the process gone).
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses and may
+    // hold spaces: utime, stime, cutime and cstime are fields 14 to 17.
+    let after = stat.rsplit_once(')')?.1;
+    let ticks: Option<Vec<f64>> = after
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .map(|t| t.parse::<f64>().ok())
+        .collect();
+    Some(ticks?.iter().sum::<f64>() / 100.0)
+}
+
+/// CPU seconds of process `pid` and of every live child of it (a server's
+/// backends; the children that ended are in its own figure once waited
+/// for).
+pub fn tree_cpu_seconds(pid: u32) -> Option<f64> {
+    let mut total = cpu_seconds(pid)?;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(child) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let parent = std::fs::read_to_string(format!("/proc/{child}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
+            });
+        if parent == Some(pid) {
+            total += cpu_seconds(child).unwrap_or(0.0);
+        }
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_has_used_some_cpu() {
+        let mut spin = 0u64;
+        for i in 0..50_000_000u64 {
+            spin = spin.wrapping_add(i ^ (spin >> 3));
+        }
+        assert_ne!(spin, 1);
+        if std::path::Path::new("/proc/self/stat").exists() {
+            let me = std::process::id();
+            assert!(cpu_seconds(me).is_some_and(|s| s >= 0.0));
+            assert!(tree_cpu_seconds(me) >= cpu_seconds(me));
+        } else {
+            assert_eq!(cpu_seconds(std::process::id()), None);
+        }
+    }
+}
