@@ -17,7 +17,8 @@ default:
 # before the build: the same lints, the dependencies built twice.
 lint := 'RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"'
 
-# Format check, the lint wrapper proven, lints as errors (every target:
+# Format check, the lint wrapper proven, the minimum Rust version held,
+# lints as errors (every target:
 # libraries, binaries, tests, examples, benches), every test, the API
 # documentation (warnings as errors), and the examples against the mock. The
 # tests are `cargo test --workspace`'s, run by `.ci/run-tests` in two lanes
@@ -26,25 +27,35 @@ lint := 'RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" CL
 test:
     cargo fmt --all -- --check
     {{just_executable()}} lint-works
+    {{just_executable()}} msrv
     {{lint}} cargo test --workspace --all-targets --features aggpay-sync/ceilings --locked --no-run
     {{lint}} python3 .ci/run-tests
     {{just_executable()}} examples
 
 # Proves the lint wrapper still refuses a lint: a scratch crate with one
-# (`clone_on_copy`) must fail to build under `{{lint}}`.
+# (`clone_on_copy`) must fail to build under `{{lint}}`, and one with a
+# standard-library item newer than its `rust-version` too
+# (`incompatible_msrv`: what holds our own code to the declared minimum
+# Rust, where no older toolchain can be installed; `.ci/msrv` holds the
+# dependencies to it).
 lint-works:
     #!/usr/bin/env bash
     set -euo pipefail
     dir=$(mktemp -d)
     trap 'rm -rf "$dir"' EXIT
     mkdir -p "$dir/src"
-    printf '[package]\nname = "planted"\nversion = "0.0.0"\nedition = "2024"\n[workspace]\n' > "$dir/Cargo.toml"
-    printf 'pub fn planted(x: u32) -> u32 {\n    x.clone()\n}\n' > "$dir/src/lib.rs"
+    printf '[package]\nname = "planted"\nversion = "0.0.0"\nedition = "2024"\nrust-version = "1.85"\n[workspace]\n' > "$dir/Cargo.toml"
+    printf 'pub fn planted(x: u32) -> u32 {\n    x.clone()\n}\n// Stabilised in Rust 1.88.\npub fn newer(x: &[u8]) -> usize {\n    x.as_chunks::<2>().0.len()\n}\n' > "$dir/src/lib.rs"
     if {{lint}} cargo build -q --offline --manifest-path "$dir/Cargo.toml" --target-dir "$dir/target" 2> "$dir/err"; then
         echo "the lint wrapper let a planted lint through: use plain cargo clippy (see the comment on lint)" >&2
         exit 1
     fi
     grep -q clone_on_copy "$dir/err" || { cat "$dir/err" >&2; exit 1; }
+    grep -q incompatible_msrv "$dir/err" || { cat "$dir/err" >&2; exit 1; }
+
+# Every dependency builds with the declared minimum Rust (`rust-version`).
+msrv:
+    python3 .ci/msrv
 
 # Lints alone, as `cargo clippy` runs them (no build).
 clippy:

@@ -386,33 +386,9 @@ fn conformance_seconds() -> f64 {
 /// given and writes allowed (as against the embedded mock), JSON report.
 fn remote_args(server: &MockServer, seed: u64) -> aggpay_conformance::Args {
     use clap::Parser;
-    let info = server.info();
-    let mut argv: Vec<String> = [
-        "aggpay-conformance",
-        "--base-url",
-        server.url(),
-        "--key",
-        server.secret_key().expose(),
-        "--aggregator",
-        server.aggregator_id().as_str(),
-        "--alias-id",
-        info.alias_id.as_str(),
-        "--iban",
-        &info.iban,
-        "--mobile",
-        &info.mobile,
-        "--till-code",
-        &info.till_code,
-        "--allow-writes",
-        "--format",
-        "json",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    argv.extend(["--seed".to_owned(), seed.to_string()]);
-    if let Some(id) = info.access_key_id {
-        argv.extend(["--access-key-id".to_owned(), id.to_string()]);
-    }
+    let mut argv = vec!["aggpay-conformance".to_owned()];
+    argv.extend(aggpay_conformance::mock_arguments(server));
+    argv.extend(["--format", "json", "--seed", &seed.to_string()].map(str::to_owned));
     aggpay_conformance::Args::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"))
 }
 

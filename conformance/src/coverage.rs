@@ -9,16 +9,15 @@
 use std::fmt::Write as _;
 
 use crate::contract::{
-    ERRORS, Effect, Field, Kind, Many, Named, OPS, Op, OpId, Paging, Param, REFERENCES, ROOMS,
-    Role, Success,
+    ERRORS, Effect, Field, Many, Named, OPS, Op, Param, REFERENCES, ROOMS, Role, Said, Subject,
 };
 use crate::rules::{Level, Rule};
 
 /// How a statement of API.md is judged.
 #[derive(Debug, Clone, Copy)]
 pub enum Judged {
-    /// By these rules.
-    By(&'static [&'static str]),
+    /// By the rules that name it among their subjects.
+    By(Said),
     /// By no rule, for this reason.
     Not(&'static str),
 }
@@ -34,15 +33,11 @@ pub struct Statement {
     pub judged: Judged,
 }
 
-const fn by(
-    section: &'static str,
-    says: &'static str,
-    rules: &'static [&'static str],
-) -> Statement {
+const fn by(section: &'static str, says: &'static str, said: Said) -> Statement {
     Statement {
         section,
         says,
-        judged: Judged::By(rules),
+        judged: Judged::By(said),
     }
 }
 
@@ -63,72 +58,72 @@ pub const STATEMENTS: &[Statement] = &[
     by(
         "What the service does",
         "every operation is scoped to the aggregator of the path",
-        &["scope.aggregator", "scope.unknown-aggregator"],
+        Said::Scope,
     ),
     by(
         "Typing rule 1",
         "identifiers carry their type prefix; sb_ tokens are exactly 39 characters",
-        &["ids.prefixes", "ids.batch-token"],
+        Said::Prefixes,
     ),
     by(
         "Typing rule 2",
         "numeric ids are strings; the two access-key shapes",
-        &["ids.numeric", "ids.access-key-shapes"],
+        Said::NumericIds,
     ),
     by(
         "Typing rule 3",
         "amounts are integer strings in paisa; currency is ISO 4217",
-        &["amounts.paisa", "amounts.currency"],
+        Said::Amounts,
     ),
     by(
         "Typing rule 4",
         "timestamps RFC 3339 UTC, unset ones null, alias dates YYYY-MM-DD",
-        &["time.rfc3339-utc", "time.null-not-empty", "time.dates"],
+        Said::Timestamps,
     ),
     by(
         "Typing rule 5",
         "count is a string, an integer in the access-key and refund lists; what an offset list's count counts is not shown, so it must mean one thing",
-        &["lists.count-type", "offset.count"],
+        Said::Counts,
     ),
     by(
         "PaymentCharges, Transaction",
         "net_amount is gross minus the fee and the four taxes; a transaction's amounts mean what its payment's charges mean",
-        &["amounts.net", "agree.charges"],
+        Said::NetAmount,
     ),
     by(
         "Transaction",
         "refund_id is null for payment transactions",
-        &["fields.state-bound"],
+        Said::RefundIdNull,
     ),
     by(
         "Aggregator",
         "the bank account's redacted_iban masks the IBAN's middle digits",
-        &["fields.redacted-iban"],
+        Said::RedactedIban,
     ),
     by(
         "Aggregator, AccessKey; Authentication 3",
         "the record holds the aggregator's access keys, their secret in clear, as the key list shows them, before and after a rotation",
-        &["keys.consistent", "keys.rotation", "explore.sequences"],
+        Said::KeysHeld,
     ),
     by(
         "Access keys (rotate); Authentication 2",
         "a rotation changes the rotated key's secret and nothing else: no other key, nothing when the id names no key or the key is not valid; every operation then takes the new secret as it took the old, and an old secret opens what its key did or nothing",
-        &["explore.sequences"],
+        Said::Rotation,
     ),
     by(
         "WebhookEndpoint; Events 1",
         "url is an absolute URL; event_filter_json a JSON array of names",
-        &["fields.webhook-url", "fields.event-filter-json"],
+        Said::Webhooks,
     ),
     by(
         "Settlement batch status; States",
         "requests filter with the integer 0-3, responses carry the name",
-        &["filters.alone", "fields.enums"],
+        Said::BatchStatus,
     ),
     by(
         "Report export status",
         "a new export is REPORT_STATUS_SEEDED, attempts 1, started_at set, finished_at null; a server may choose another status, but one that says SEEDED means it; storage_key is empty until the file is produced",
-        &["exports.seeded", "explore.sequences"],
+        Said::ExportStatus,
     ),
     not(
         "Transaction status",
@@ -143,32 +138,32 @@ pub const STATEMENTS: &[Statement] = &[
     by(
         "Conventions 1",
         "paths are appended to {base_url}, its own prefix included",
-        &["envelope.success"],
+        Said::BaseUrl,
     ),
     by(
         "Conventions 2",
         "requests and responses are JSON; every operation requires the key",
-        &["body.json", "auth.missing-key"],
+        Said::JsonWithKey,
     ),
     by(
         "Conventions 2",
         "a response is JSON as HTTP says what a body is: labelled with a JSON media type (RFC 9110 section 8.3), one meaning for every member (RFC 8259 section 4: no member named twice with values that differ)",
-        &["body.media-type", "body.one-meaning"],
+        Said::JsonMeaning,
     ),
     by(
         "Conventions 3; Versioning 1",
         "success body {api_version: v1, data: object}",
-        &["envelope.success"],
+        Said::Envelope,
     ),
     by(
         "Conventions 4",
         "responses carry Content-Length and Date",
-        &["headers.content-length", "headers.date"],
+        Said::Headers,
     ),
     by(
         "Conventions 5",
         "cursor lists return next_cursor and count {filtered_count, total_count} as numeric strings, the same on every page",
-        &["cursor.counts", "cursor.walk"],
+        Said::CursorCounts,
     ),
     not(
         "Conventions 6, 7",
@@ -178,12 +173,12 @@ pub const STATEMENTS: &[Statement] = &[
     by(
         "Authentication 1-2",
         "no key, an empty or a wrong key: 401 error.unauthorized_access saying a key is required",
-        &["auth.missing-key", "auth.empty-key", "auth.wrong-key"],
+        Said::KeyRequired,
     ),
     by(
         "Authentication 1",
         "an API-key scheme carried in a request header only: the key anywhere else (query, Authorization, cookie) is no key; the header's name in any case is the header",
-        &["auth.header-only", "auth.header-case"],
+        Said::KeyHeader,
     ),
     not(
         "Authentication 4-5",
@@ -203,43 +198,14 @@ pub const STATEMENTS: &[Statement] = &[
     ),
 ];
 
-/// The rules that judge a parameter of `op`, by what the table says it
-/// does; every parameter is also judged for hostile input.
-fn param_rules(op: &Op, p: &Param) -> Vec<&'static str> {
-    let list = op.list.map(|l| l.paging);
-    let mut out: Vec<&'static str> = match (p.role, list) {
-        (Role::Limit { .. }, Some(Paging::Cursor)) => {
-            vec!["cursor.default-limit", "cursor.max-limit"]
-        }
-        (Role::Limit { .. }, _) => vec!["offset.limit"],
-        (Role::Offset, _) if p.named == Named::Wire => vec!["offset.pages", "wire.paging-names"],
-        (Role::Offset, _) => vec!["offset.pages"],
-        (Role::Cursor, _) => vec!["cursor.walk", "cursor.end"],
-        (Role::Direction, Some(Paging::Cursor)) => vec!["cursor.order"],
-        (Role::Direction, _) => vec!["offset.direction"],
-        (Role::Filter(f), _) => {
-            let mut v = vec!["filters.alone"];
-            if op.filters().count() > 1 {
-                v.push("filters.combined");
-            }
-            if f.many != Many::One {
-                v.push("filters.multi-value");
-            }
-            v
-        }
-        (Role::Part { .. }, _) => vec!["filters.qrs"],
-        (Role::RowKind, _) => vec!["cursor.only-settlement-txns"],
-        (Role::Lookup(Some(_)), _) => vec!["lookups.match", "lookups.looked-up"],
-        (Role::Lookup(None), _) if op.id == OpId::TitleFetch => vec![
-            "lookups.alias-value-required",
-            "lookups.looked-up",
-            "lookups.owner",
-        ],
-        (Role::Lookup(None), _) => vec!["lookups.alias-value-required", "lookups.looked-up"],
-        (Role::Option, _) => vec![],
-    };
-    out.extend(["input.hostile", "input.arbitrary"]);
-    out
+/// The ids of the rules among `rules` that judge a subject for which
+/// `holds` is true, in the catalogue's order.
+fn judging(rules: &[Rule], holds: impl Fn(&Subject) -> bool) -> Vec<&'static str> {
+    rules
+        .iter()
+        .filter(|r| r.judges.iter().any(&holds))
+        .map(|r| r.id)
+        .collect()
 }
 
 /// What a parameter means, in a few words.
@@ -298,33 +264,23 @@ fn param_meaning(p: &Param) -> String {
     }
 }
 
+/// Rule ids as a table cell; a row no rule judges says so (a test
+/// keeps every row of the table judged).
 fn names(rules: &[&str]) -> String {
-    let mut seen = Vec::new();
-    for r in rules {
-        if !seen.contains(r) {
-            seen.push(*r);
-        }
+    if rules.is_empty() {
+        return NO_RULE.to_owned();
     }
-    seen.iter()
+    rules
+        .iter()
         .map(|id| format!("`{id}`"))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// The rules judging one operation's errors.
-fn error_rules(op: &Op, status: u16) -> Vec<&'static str> {
-    let mut out = vec!["errors.shape"];
-    match status {
-        401 => out.extend(["auth.missing-key", "auth.empty-key", "auth.wrong-key"]),
-        404 if op.path_id.is_some() => out.extend(["errors.not-found", "ids.unknown"]),
-        404 => out.push("scope.unknown-aggregator"),
-        400 => out.extend(["errors.bad-request", "cursor.bad-batch-token"]),
-        _ => out.push("input.hostile"),
-    }
-    out
-}
+/// What a row no rule judges says.
+const NO_RULE: &str = "**no rule**";
 
-fn operation(out: &mut String, op: &Op) {
+fn operation(out: &mut String, rules: &[Rule], op: &Op) {
     let _ = writeln!(
         out,
         "\n### {} {} ({})\n",
@@ -336,10 +292,7 @@ fn operation(out: &mut String, op: &Op) {
         out,
         "| Part | What API.md says | Judged by |\n|---|---|---|"
     );
-    let mut success = vec!["envelope.success", "client.decodes"];
-    if op.success == Success::Exactly200 {
-        success.push("status.charges-200");
-    }
+    let success = judging(rules, |s| matches!(s, Subject::Answer(f) if f(op)));
     let kind = match op.effect {
         Effect::Read => "a read",
         Effect::Rotation => {
@@ -353,16 +306,7 @@ fn operation(out: &mut String, op: &Op) {
         names(&success)
     );
     if let Some(id) = op.path_id {
-        let mut rules = vec!["ids.unknown", "input.hostile"];
-        if id.answers_for.is_some() {
-            rules.insert(0, "ids.path-match");
-        }
-        if id.exact_len.is_some() {
-            rules.push("cursor.bad-batch-token");
-        }
-        if op.effect == Effect::Rotation {
-            rules = vec!["keys.rotation"];
-        }
+        let judged = judging(rules, |s| matches!(s, Subject::PathId(f) if f(op, &id)));
         let shape = id
             .exact_len
             .map_or(String::new(), |n| format!(", exactly {n} characters"));
@@ -371,7 +315,7 @@ fn operation(out: &mut String, op: &Op) {
             "| path `{{{}}}` | `{}` id{shape} | {} |",
             id.name,
             id.prefix,
-            names(&rules)
+            names(&judged)
         );
     }
     for p in op.params {
@@ -384,7 +328,10 @@ fn operation(out: &mut String, op: &Op) {
             "| `{}` (name from {from}) | {} | {} |",
             p.wire,
             param_meaning(p),
-            names(&param_rules(op, p))
+            names(&judging(
+                rules,
+                |s| matches!(s, Subject::Param(f) if f(op, p))
+            ))
         );
     }
     let mut statuses: Vec<u16> = op.errors.to_vec();
@@ -403,39 +350,23 @@ fn operation(out: &mut String, op: &Op) {
         let _ = writeln!(
             out,
             "| error {status} | {why} | {} |",
-            names(&error_rules(op, status))
+            names(&judging(
+                rules,
+                |s| matches!(s, Subject::Error(f) if f(op, status))
+            ))
         );
     }
-    if op.id == crate::contract::OpId::ReportExport {
+    let body = judging(rules, |s| matches!(s, Subject::Body(f) if f(op)));
+    if !body.is_empty() {
         let _ = writeln!(
             out,
-            "| body | a batch or merchant export, for the batch, kind and merchant asked | `exports.match`, `exports.seeded` |"
+            "| body | a batch or merchant export, for the batch, kind and merchant asked | {} |",
+            names(&body)
         );
     }
 }
 
-/// The rules judging a field of `kind`.
-fn kind_rules(kind: Kind) -> Vec<&'static str> {
-    let mut out = vec!["fields.required"];
-    out.extend(match kind {
-        Kind::Prefix(_) | Kind::PrefixOrEmpty(_) => vec!["ids.prefixes"],
-        Kind::Numeric | Kind::NumStr => vec!["ids.numeric"],
-        Kind::Batch => vec!["ids.batch-token"],
-        Kind::Amount => vec!["amounts.paisa"],
-        Kind::Currency => vec!["amounts.currency"],
-        Kind::Ts => vec!["time.rfc3339-utc"],
-        Kind::NullTs => vec!["time.rfc3339-utc", "time.null-not-empty"],
-        Kind::Date => vec!["time.dates"],
-        Kind::EventJson => vec!["fields.event-filter-json"],
-        Kind::KeyPart => vec!["ids.access-key-shapes"],
-        Kind::Count(_) => vec!["lists.count-type"],
-        Kind::OneOf(_) | Kind::Named(_) => vec!["fields.enums"],
-        _ => vec![],
-    });
-    out
-}
-
-fn resource(out: &mut String, name: &str, fields: &[Field]) {
+fn resource(out: &mut String, rules: &[Rule], name: &str, fields: &[Field]) {
     let _ = writeln!(out, "\n### {name}\n");
     let _ = writeln!(out, "| Field | Type | Judged by |\n|---|---|---|");
     for f in fields {
@@ -444,15 +375,18 @@ fn resource(out: &mut String, name: &str, fields: &[Field]) {
             "| `{}` | {} | {} |",
             f.name,
             f.kind.json_type(),
-            names(&kind_rules(f.kind))
+            names(&judging(
+                rules,
+                |s| matches!(s, Subject::Field(k) if k(f.kind))
+            ))
         );
     }
 }
 
 /// Every resource table, once, named by the operations that answer it.
-fn resources(out: &mut String) {
+fn resources(out: &mut String, rules: &[Rule]) {
     for (name, fields) in crate::contract::resources::TABLES {
-        resource(out, name, fields);
+        resource(out, rules, name, fields);
     }
 }
 
@@ -500,10 +434,10 @@ pub fn markdown(rules: &[Rule]) -> String {
     );
     let _ = writeln!(out, "\n## Operations");
     for op in OPS {
-        operation(&mut out, op);
+        operation(&mut out, rules, op);
     }
     let _ = writeln!(out, "\n## Resources and their fields");
-    resources(&mut out);
+    resources(&mut out, rules);
     let _ = writeln!(
         out,
         "\n## Errors\n\n| Status | Code | Form | Message | Judged by |\n|---|---|---|---|---|"
@@ -523,10 +457,11 @@ pub fn markdown(rules: &[Rule]) -> String {
         };
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {message} | `errors.shape` (every such answer of the run) |",
+            "| {} | `{}` | {} | {message} | {} (every such answer of the run) |",
             e.status,
             e.code,
-            e.form.as_str()
+            e.form.as_str(),
+            names(&judging(rules, |s| matches!(s, Subject::ErrorTable)))
         );
     }
     let _ = writeln!(
@@ -536,12 +471,13 @@ pub fn markdown(rules: &[Rule]) -> String {
     for r in REFERENCES {
         let _ = writeln!(
             out,
-            "| {} | `{}` with `{}` | {}'s `{}` | `agree.references` |",
+            "| {} | `{}` with `{}` | {}'s `{}` | {} |",
             crate::contract::Op::get(r.from).name,
             r.id,
             r.name,
             crate::contract::Op::get(r.to).name,
-            r.to_name
+            r.to_name,
+            names(&judging(rules, |s| matches!(s, Subject::References)))
         );
     }
     let _ = writeln!(
@@ -550,7 +486,10 @@ pub fn markdown(rules: &[Rule]) -> String {
     );
     for s in STATEMENTS {
         let judged = match s.judged {
-            Judged::By(ids) => names(ids),
+            Judged::By(said) => names(&judging(
+                rules,
+                |subject| matches!(subject, Subject::Said(x) if *x == said),
+            )),
             Judged::Not(why) => format!("not judged: {why}"),
         };
         let _ = writeln!(out, "| {} | {} | {judged} |", s.section, s.says);
@@ -599,27 +538,33 @@ mod tests {
     const TABLE_END: &str = "<!-- end of rule table -->\n";
 
     #[test]
-    fn every_required_rule_judges_something_and_every_named_rule_exists() {
+    fn every_required_rule_judges_something_and_every_row_is_judged() {
         let rules = catalogue();
         let text = markdown(&rules);
         for r in rules.iter().filter(|r| r.level == Level::Required) {
+            assert!(!r.judges.is_empty(), "{} names no subject", r.id);
             assert!(
                 text.contains(&format!("`{}`", r.id)),
-                "{} judges nothing COVERAGE.md names",
+                "{} judges nothing COVERAGE.md shows",
                 r.id
             );
         }
-        for word in text.split('`').skip(1).step_by(2) {
-            let looks_like_rule = word.contains('.')
-                && word.split('.').count() == 2
-                && word
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c == '.' || c == '-' || c.is_ascii_digit())
-                && rules
-                    .iter()
-                    .any(|r| r.id.split('.').next() == word.split('.').next());
-            if looks_like_rule {
-                assert!(rules.iter().any(|r| r.id == word), "{word} is no rule");
+        assert!(
+            !text.contains(NO_RULE),
+            "a row of COVERAGE.md is judged by no rule"
+        );
+        // A statement a rule names is one COVERAGE.md shows.
+        for r in &rules {
+            for subject in r.judges {
+                if let Subject::Said(said) = subject {
+                    assert!(
+                        STATEMENTS
+                            .iter()
+                            .any(|s| matches!(s.judged, Judged::By(x) if x == *said)),
+                        "{} judges {said:?}, which no statement of COVERAGE.md is",
+                        r.id
+                    );
+                }
             }
         }
     }

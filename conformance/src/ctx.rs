@@ -28,6 +28,51 @@ pub struct Inputs {
     pub till_code: Option<String>,
 }
 
+impl Inputs {
+    /// Every input a mock's info gives.
+    pub fn of_mock(info: aggpay_mock::MockInfo) -> Self {
+        Self {
+            payment_id: info.payment_id.map(|p| p.to_string()),
+            alias_id: Some(info.alias_id.to_string()),
+            rail_merchant_id: Some(info.rail_merchant_id.to_string()),
+            access_key_id: info.access_key_id.map(|k| k.to_string()),
+            iban: Some(info.iban),
+            mobile: Some(info.mobile),
+            till_code: Some(info.till_code),
+        }
+    }
+
+    /// `self`, with what it lacks taken from `other`.
+    pub fn or(self, other: Self) -> Self {
+        Self {
+            payment_id: self.payment_id.or(other.payment_id),
+            alias_id: self.alias_id.or(other.alias_id),
+            rail_merchant_id: self.rail_merchant_id.or(other.rail_merchant_id),
+            access_key_id: self.access_key_id.or(other.access_key_id),
+            iban: self.iban.or(other.iban),
+            mobile: self.mobile.or(other.mobile),
+            till_code: self.till_code.or(other.till_code),
+        }
+    }
+
+    /// The command-line flags that give these inputs.
+    pub fn flags(&self) -> Vec<String> {
+        [
+            ("--payment-id", &self.payment_id),
+            ("--alias-id", &self.alias_id),
+            ("--rail-merchant-id", &self.rail_merchant_id),
+            ("--access-key-id", &self.access_key_id),
+            ("--iban", &self.iban),
+            ("--mobile", &self.mobile),
+            ("--till-code", &self.till_code),
+        ]
+        .into_iter()
+        .filter_map(|(flag, value)| Some([flag.to_owned(), value.clone()?]))
+        .flatten()
+        .collect()
+    }
+}
+
 /// Run options the rules read.
 #[derive(Debug, Clone)]
 pub struct Options {

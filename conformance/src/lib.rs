@@ -24,4 +24,4 @@ mod sampling;
 pub use cli::{Args, Command, Format};
 pub use openapi::document as openapi_document;
 pub use rules::{Cases, Level, Rule, Run, catalogue};
-pub use runner::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_refused, run};
+pub use runner::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, mock_arguments, report_refused, run};

@@ -81,6 +81,38 @@ pub fn list_rules(out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The command-line arguments that point the harness at `server`, a mock
+/// started elsewhere, as `--mock` points it at the built-in one: its URL,
+/// key and aggregator, every input its info gives, writes allowed. Add the
+/// program's name before them and any other flag after.
+///
+/// ```no_run
+/// use aggpay_mock::{MockConfig, MockServer};
+/// use clap::Parser;
+///
+/// let server = MockServer::start(MockConfig::new())?;
+/// let mut argv = vec!["aggpay-conformance".to_owned()];
+/// argv.extend(aggpay_conformance::mock_arguments(&server));
+/// argv.extend(["--format".to_owned(), "json".to_owned()]);
+/// let args = aggpay_conformance::Args::try_parse_from(argv)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn mock_arguments(server: &MockServer) -> Vec<String> {
+    let mut argv: Vec<String> = [
+        "--base-url",
+        server.url(),
+        "--key",
+        server.secret_key().expose(),
+        "--aggregator",
+        server.aggregator_id().as_str(),
+        "--allow-writes",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    argv.extend(Inputs::of_mock(server.info()).flags());
+    argv
+}
+
 /// The server a run is made against; the embedded mock lives as long as this.
 struct Target {
     base: String,
@@ -142,23 +174,7 @@ fn target(args: &Args, stderr: &mut dyn Write) -> Result<Target, Unusable> {
         Server::Mock => {
             let mock = MockServer::start(MockConfig::new())
                 .map_err(|e| Unusable(format!("failed to start the built-in mock: {e}")))?;
-            let info = mock.info();
-            let given = |a: &Option<String>, b: Option<String>| a.clone().or(b);
-            let inputs = Inputs {
-                payment_id: given(&inputs.payment_id, info.payment_id.map(|p| p.to_string())),
-                alias_id: given(&inputs.alias_id, Some(info.alias_id.to_string())),
-                rail_merchant_id: given(
-                    &inputs.rail_merchant_id,
-                    Some(info.rail_merchant_id.to_string()),
-                ),
-                access_key_id: given(
-                    &inputs.access_key_id,
-                    info.access_key_id.map(|k| k.to_string()),
-                ),
-                iban: given(&inputs.iban, Some(info.iban)),
-                mobile: given(&inputs.mobile, Some(info.mobile)),
-                till_code: given(&inputs.till_code, Some(info.till_code)),
-            };
+            let inputs = inputs.or(Inputs::of_mock(mock.info()));
             Ok(Target {
                 base: mock.url().to_owned(),
                 key: mock.secret_key().expose().to_owned(),
@@ -510,7 +526,7 @@ fn write_baseline(path: &std::path::Path, reports: &[RuleReport]) -> Result<(), 
         .filter(|r| r.outcome.status == Status::Failed)
         .flat_map(|r| {
             r.outcome.failures.iter().zip(&r.marks).map(|(f, m)| Known {
-                rule: r.id.to_owned(),
+                rule: r.rule.id.to_owned(),
                 fingerprint: m.fingerprint.clone(),
                 message: f.message.clone(),
             })
@@ -594,8 +610,8 @@ fn summarize(
     started: Instant,
 ) -> Summary {
     let count = |f: &dyn Fn(&RuleReport) -> bool| reports.iter().filter(|r| f(r)).count();
-    let required_failed = count(&|r| r.level == Level::Required && r.is_new_failure());
-    let observations_failed = count(&|r| r.level == Level::Observation && r.is_new_failure());
+    let required_failed = count(&|r| r.rule.level == Level::Required && r.is_new_failure());
+    let observations_failed = count(&|r| r.rule.level == Level::Observation && r.is_new_failure());
     let not_run = count(&|r| r.outcome.status == Status::NotRun);
     // Rules not run because only auth.header-case could be judged are
     // not the budget's.
@@ -607,7 +623,7 @@ fn summarize(
         .iter()
         .filter(|k| {
             reports.iter().any(|r| {
-                r.id == k.rule
+                r.rule.id == k.rule
                     && matches!(r.outcome.status, Status::Passed | Status::Failed)
                     && !r.marks.iter().any(|m| m.fingerprint == k.fingerprint)
             })
@@ -616,7 +632,7 @@ fn summarize(
         .collect();
     let unsure = |r: &RuleReport| r.outcome.status == Status::Inconclusive;
     let inconclusive = count(&unsure);
-    let required_inconclusive = count(&|r| r.level == Level::Required && unsure(r));
+    let required_inconclusive = count(&|r| r.rule.level == Level::Required && unsure(r));
     // A failure proven is what the server most needs to hear; a run that
     // could not judge everything (its budget ran out, or only transient
     // failures came back where a rule that counts did not pass) is exit 2.

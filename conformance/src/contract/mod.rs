@@ -12,6 +12,7 @@ mod errors;
 mod ops;
 pub mod resources;
 mod rooms;
+pub mod subject;
 
 pub use errors::{ERRORS, Form, Message, REFERENCES, error_case};
 
@@ -48,6 +49,7 @@ pub mod names {
 pub use ops::{BATCH_STATUSES, OPS};
 pub use resources::{CountForm, Field, Kind, Path, visit};
 pub use rooms::ROOMS;
+pub use subject::{Said, Subject};
 
 /// The 17 operations of API.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -159,9 +161,10 @@ pub enum Named {
     Wire,
 }
 
-/// The values a parameter takes, for generating hostile and legal ones.
+/// The values a parameter takes (its domain), for generating hostile and
+/// legal ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Value {
+pub enum Domain {
     /// A non-negative integer.
     Int,
     /// `true` or `false`.
@@ -266,7 +269,7 @@ pub struct Param {
     /// Where the name comes from.
     pub named: Named,
     /// Its values.
-    pub value: Value,
+    pub domain: Domain,
     /// What it does.
     pub role: Role,
 }

@@ -7,15 +7,15 @@ use super::resources::{
     REFUND, REFUND_LIST, TRANSACTION, TRANSACTION_LIST, WEBHOOK, WEBHOOK_LIST,
 };
 use super::{
-    Effect, Filter, ListShape, Many, Matching, Named, Op, OpId, Paging, Param, PathId, Role,
-    Success, Value, names,
+    Domain, Effect, Filter, ListShape, Many, Matching, Named, Op, OpId, Paging, Param, PathId,
+    Role, Success, names,
 };
 
-const fn param(wire: &'static str, named: Named, value: Value, role: Role) -> Param {
+const fn param(wire: &'static str, named: Named, domain: Domain, role: Role) -> Param {
     Param {
         wire,
         named,
-        value,
+        domain,
         role,
     }
 }
@@ -23,7 +23,7 @@ const fn param(wire: &'static str, named: Named, value: Value, role: Role) -> Pa
 const fn filter(
     wire: &'static str,
     named: Named,
-    value: Value,
+    domain: Domain,
     field: &'static str,
     matching: Matching,
     many: Many,
@@ -31,7 +31,7 @@ const fn filter(
     param(
         wire,
         named,
-        value,
+        domain,
         Role::Filter(Filter {
             field,
             matching,
@@ -45,38 +45,38 @@ const fn filter(
 const OFFSET_LIMIT: Param = param(
     names::LIMIT,
     Named::Wire,
-    Value::Int,
+    Domain::Int,
     Role::Limit {
         default: None,
         max: None,
         zero_is_default: false,
     },
 );
-const OFFSET: Param = param(names::OFFSET, Named::Wire, Value::Int, Role::Offset);
+const OFFSET: Param = param(names::OFFSET, Named::Wire, Domain::Int, Role::Offset);
 /// The QR list's offset, which API.md names (`| offset | integer | ...`).
-const QR_OFFSET: Param = param(names::OFFSET, Named::Api, Value::Int, Role::Offset);
+const QR_OFFSET: Param = param(names::OFFSET, Named::Api, Domain::Int, Role::Offset);
 /// Cursor lists: default 30, maximum 100, 0 means the default (Limits).
 const CURSOR_LIMIT: Param = param(
     names::LIMIT,
     Named::Wire,
-    Value::Int,
+    Domain::Int,
     Role::Limit {
         default: Some(30),
         max: Some(100),
         zero_is_default: true,
     },
 );
-const CURSOR: Param = param(names::CURSOR, Named::Wire, Value::Int, Role::Cursor);
+const CURSOR: Param = param(names::CURSOR, Named::Wire, Domain::Int, Role::Cursor);
 const DIRECTION: Param = param(
     names::DIRECTION,
     Named::Wire,
-    Value::Choice(&["ASC", "DESC"]),
+    Domain::Choice(&["ASC", "DESC"]),
     Role::Direction,
 );
 const WITH_TITLE: Param = param(
     names::WITH_TITLE_FETCH,
     Named::Wire,
-    Value::Bool,
+    Domain::Bool,
     Role::Option,
 );
 
@@ -118,7 +118,7 @@ pub const OPS: &[Op] = &[
             param(
                 names::LIMIT,
                 Named::Wire,
-                Value::Int,
+                Domain::Int,
                 Role::Limit {
                     default: None,
                     max: Some(100),
@@ -129,7 +129,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "names",
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 "name",
                 Matching::Fragment,
                 Many::Comma,
@@ -137,7 +137,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "is_active",
                 Named::Wire,
-                Value::Bool,
+                Domain::Bool,
                 "is_active",
                 Matching::Bool,
                 Many::One,
@@ -174,7 +174,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "enabled",
                 Named::Wire,
-                Value::Bool,
+                Domain::Bool,
                 "enabled",
                 Matching::Bool,
                 Many::One,
@@ -182,7 +182,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "merchant_identifiers",
                 Named::Wire,
-                Value::Token("am_"),
+                Domain::Token("am_"),
                 "token",
                 Matching::Exact,
                 Many::Comma,
@@ -190,7 +190,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "names",
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 "name",
                 Matching::Name,
                 Many::Comma,
@@ -214,7 +214,7 @@ pub const OPS: &[Op] = &[
             filter(
                 names::STATUS,
                 Named::Wire,
-                Value::Choice(&["Active", "Inactive", "Suspended"]),
+                Domain::Choice(&["Active", "Inactive", "Suspended"]),
                 "status",
                 Matching::Exact,
                 Many::One,
@@ -222,7 +222,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "name",
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 "name",
                 Matching::Name,
                 Many::One,
@@ -260,7 +260,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "aggregator_merchant_id",
                 Named::Api,
-                Value::Token("am_"),
+                Domain::Token("am_"),
                 "aggregator_merchant_id",
                 Matching::Exact,
                 Many::One,
@@ -268,7 +268,7 @@ pub const OPS: &[Op] = &[
             param(
                 names::TYPE,
                 Named::Api,
-                Value::Choice(&["STATIC", "DYNAMIC"]),
+                Domain::Choice(&["STATIC", "DYNAMIC"]),
                 Role::Part {
                     field: "type",
                     default: "STATIC",
@@ -308,7 +308,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "payment_id",
                 Named::Wire,
-                Value::Token("pm_"),
+                Domain::Token("pm_"),
                 "payment_id",
                 Matching::Exact,
                 Many::Repeated,
@@ -316,7 +316,7 @@ pub const OPS: &[Op] = &[
             filter(
                 names::STATUS,
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 "status",
                 Matching::Exact,
                 Many::Repeated,
@@ -324,7 +324,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "trace_reference",
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 "trace_reference",
                 Matching::Exact,
                 Many::Repeated,
@@ -332,7 +332,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "msg_id",
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 "msg_id",
                 Matching::Exact,
                 Many::Repeated,
@@ -340,7 +340,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "return_id",
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 "return_id",
                 Matching::Exact,
                 Many::Repeated,
@@ -348,7 +348,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "request_id",
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 "request_id",
                 Matching::Exact,
                 Many::Repeated,
@@ -356,7 +356,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "refund_id",
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 "token",
                 Matching::Exact,
                 Many::Repeated,
@@ -364,7 +364,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "start_date",
                 Named::Wire,
-                Value::Unix,
+                Domain::Unix,
                 "created_at",
                 Matching::OnOrAfter,
                 Many::One,
@@ -372,7 +372,7 @@ pub const OPS: &[Op] = &[
             filter(
                 "end_date",
                 Named::Wire,
-                Value::Unix,
+                Domain::Unix,
                 "created_at",
                 Matching::OnOrBefore,
                 Many::One,
@@ -398,7 +398,7 @@ pub const OPS: &[Op] = &[
             filter(
                 names::BATCH_ID,
                 Named::Wire,
-                Value::BatchToken,
+                Domain::BatchToken,
                 "token",
                 Matching::Exact,
                 Many::One,
@@ -406,7 +406,7 @@ pub const OPS: &[Op] = &[
             filter(
                 names::STATUS,
                 Named::Wire,
-                Value::Choice(&["0", "1", "2", "3"]),
+                Domain::Choice(&["0", "1", "2", "3"]),
                 "status",
                 Matching::Code(BATCH_STATUSES),
                 Many::One,
@@ -437,7 +437,7 @@ pub const OPS: &[Op] = &[
             param(
                 names::ONLY_SETTLEMENT_TXNS,
                 Named::Api,
-                Value::Bool,
+                Domain::Bool,
                 Role::RowKind,
             ),
         ],
@@ -473,20 +473,20 @@ pub const OPS: &[Op] = &[
             param(
                 names::IBAN,
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 Role::Lookup(Some("iban")),
             ),
             WITH_TITLE,
             param(
                 names::ALIAS_TYPE,
                 Named::Api,
-                Value::Choice(&["MOBILE"]),
+                Domain::Choice(&["MOBILE"]),
                 Role::Option,
             ),
             param(
                 names::ALIAS_VALUE,
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 Role::Lookup(None),
             ),
         ],
@@ -500,13 +500,13 @@ pub const OPS: &[Op] = &[
             param(
                 names::ALIAS_TYPE,
                 Named::Api,
-                Value::Choice(&["TILL_CODE"]),
+                Domain::Choice(&["TILL_CODE"]),
                 Role::Option,
             ),
             param(
                 names::ALIAS_VALUE,
                 Named::Wire,
-                Value::Text,
+                Domain::Text,
                 Role::Lookup(None),
             ),
             WITH_TITLE,

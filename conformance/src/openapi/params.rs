@@ -7,8 +7,8 @@ use super::*;
 
 /// A query parameter.
 pub(super) fn query_param(p: &Param) -> Value {
-    use crate::contract::Value as V;
-    let (schema, description): (Value, String) = match (p.role, p.value) {
+    use crate::contract::Domain;
+    let (schema, description): (Value, String) = match (p.role, p.domain) {
         (Role::Limit { default, max, zero_is_default }, _) => {
             let mut words = String::from("Page size.");
             if let Some(d) = default {
@@ -48,7 +48,7 @@ pub(super) fn query_param(p: &Param) -> Value {
             "ASC or DESC, uppercase only; any other value (lowercase, empty) sorts DESC, so every string is valid.".to_owned(),
         ),
         (Role::Filter(f), value) => filter_param(f, value),
-        (Role::Part { field, default }, V::Choice(values)) => (
+        (Role::Part { field, default }, Domain::Choice(values)) => (
             json!({ "type": "string", "enum": values, "default": default }),
             format!("Which part of the list, by `{field}`; {default} when omitted."),
         ),
@@ -60,11 +60,11 @@ pub(super) fn query_param(p: &Param) -> Value {
             json!({ "type": "string", "minLength": 1 }),
             "The value looked up.".to_owned(),
         ),
-        (_, V::Choice(values)) => (
+        (_, Domain::Choice(values)) => (
             json!({ "type": "string", "enum": values }),
             "One of the values API.md lists.".to_owned(),
         ),
-        (_, V::Bool) => (
+        (_, Domain::Bool) => (
             json!({ "type": "boolean" }),
             "When true, account title details are included.".to_owned(),
         ),
@@ -99,23 +99,23 @@ pub(super) fn query_param(p: &Param) -> Value {
 /// A filter's schema and description.
 pub(super) fn filter_param(
     f: crate::contract::Filter,
-    value: crate::contract::Value,
+    domain: crate::contract::Domain,
 ) -> (Value, String) {
-    use crate::contract::Value as V;
-    let item = match value {
-        V::Int | V::Unix => json!({ "type": "integer" }),
-        V::Bool => json!({ "type": "boolean" }),
-        V::Choice(values) if matches!(f.matching, Matching::Code(_)) => {
+    use crate::contract::Domain;
+    let item = match domain {
+        Domain::Int | Domain::Unix => json!({ "type": "integer" }),
+        Domain::Bool => json!({ "type": "boolean" }),
+        Domain::Choice(values) if matches!(f.matching, Matching::Code(_)) => {
             let codes: Vec<i64> = values.iter().filter_map(|v| v.parse().ok()).collect();
             json!({ "type": "integer", "enum": codes })
         }
-        V::Choice(values) => json!({ "type": "string", "enum": values }),
+        Domain::Choice(values) => json!({ "type": "string", "enum": values }),
         // A refund filter's value is matched, never refused: a malformed
         // one keeps no rows.
-        V::Token(_) if f.many == Many::Repeated => json!({ "type": "string" }),
-        V::Token(prefix) => id(prefix),
-        V::BatchToken => id("sb_"),
-        V::Text => json!({ "type": "string" }),
+        Domain::Token(_) if f.many == Many::Repeated => json!({ "type": "string" }),
+        Domain::Token(prefix) => id(prefix),
+        Domain::BatchToken => id("sb_"),
+        Domain::Text => json!({ "type": "string" }),
     };
     let matching = match f.matching {
         Matching::Exact => format!("`{}` equals the value", f.field),

@@ -36,9 +36,15 @@ impl<'w> Human<'w> {
         }
         writeln!(out, "\n{title}\n{}", "=".repeat(title.len()))?;
         for r in rules {
-            writeln!(out, "\n{} [{}] {}", r.id, r.level.as_str(), r.summary)?;
-            writeln!(out, "  source: {}", r.source)?;
-            for quote in r.says {
+            writeln!(
+                out,
+                "\n{} [{}] {}",
+                r.rule.id,
+                r.rule.level.as_str(),
+                r.rule.summary
+            )?;
+            writeln!(out, "  source: {}", r.rule.source)?;
+            for quote in r.rule.says {
                 writeln!(out, "  says: \"{quote}\"")?;
             }
             for (f, mark) in items(r) {
@@ -135,7 +141,7 @@ impl Human<'_> {
             out,
             "{:<6} {:<30} {:>6} cases {:>7.2}s{extra}",
             r.verdict(),
-            r.id,
+            r.rule.id,
             r.outcome.cases,
             r.duration.as_secs_f64()
         )?;
@@ -162,8 +168,8 @@ impl Human<'_> {
             writeln!(
                 out,
                 "{:<30} {:<11} {:<12} {:>8}",
-                r.id,
-                r.level.as_str(),
+                r.rule.id,
+                r.rule.level.as_str(),
                 result,
                 r.outcome.cases
             )?;
@@ -191,7 +197,7 @@ impl Human<'_> {
         let not_run: Vec<&str> = rules
             .iter()
             .filter(|r| r.outcome.status == Status::NotRun)
-            .map(|r| r.id)
+            .map(|r| r.rule.id)
             .collect();
         if !not_run.is_empty() {
             writeln!(

@@ -41,17 +41,17 @@ impl Reporter for Json<'_> {
             .iter()
             .map(|r| {
                 json!({
-                    "id": r.id,
-                    "level": r.level.as_str(),
+                    "id": r.rule.id,
+                    "level": r.rule.level.as_str(),
                     "status": r.outcome.status.as_str(),
                     "known": r.is_known(),
-                    "source": r.source,
-                    "says": r.says,
-                    "summary": r.summary,
+                    "source": r.rule.source,
+                    "says": r.rule.says,
+                    "summary": r.rule.summary,
                     "cases": r.outcome.cases,
                     "duration_ms": r.duration.as_millis() as u64,
                     "skip_reason": r.outcome.skip_reason,
-                    "faults": r.faults.iter().map(|f| f.name()).collect::<Vec<_>>(),
+                    "faults": r.rule.faults.iter().map(|f| f.name()).collect::<Vec<_>>(),
                     "inconclusive": r.outcome.inconclusive.iter().map(|f| {
                         failure(f)
                     }).collect::<Vec<_>>(),

@@ -88,10 +88,10 @@ impl Reporter for Junit<'_> {
                         .map(|f| f.message.as_str())
                         .unwrap_or("failed");
                     s.set_message(first);
-                    s.set_type(r.level.as_str());
+                    s.set_type(r.rule.level.as_str());
                     // What the rule rests on first, then each failure.
-                    let grounds = std::iter::once(format!("source: {}", r.source))
-                        .chain(r.says.iter().map(|q| format!("says: \"{q}\"")))
+                    let grounds = std::iter::once(format!("source: {}", r.rule.source))
+                        .chain(r.rule.says.iter().map(|q| format!("says: \"{q}\"")))
                         .collect::<Vec<_>>()
                         .join("\n");
                     let failures = r.outcome.failures.iter().zip(&r.marks).map(|(f, mark)| {
@@ -113,8 +113,8 @@ impl Reporter for Junit<'_> {
                     s
                 }
             };
-            let mut case = TestCase::new(r.id, status);
-            case.set_classname(format!("aggpay.conformance.{}", r.level.as_str()));
+            let mut case = TestCase::new(r.rule.id, status);
+            case.set_classname(format!("aggpay.conformance.{}", r.rule.level.as_str()));
             case.set_time(r.duration);
             case.set_assertions(usize::try_from(r.outcome.cases).unwrap_or(usize::MAX));
             if r.failed_uncounted() {

@@ -71,17 +71,17 @@ fn rule_section(out: &mut dyn Write, r: &RuleReport) -> io::Result<()> {
         out,
         "### {} `{}` ({})\n",
         r.verdict(),
-        r.id,
-        r.level.as_str()
+        r.rule.id,
+        r.rule.level.as_str()
     )?;
-    writeln!(out, "{}\n", inline(r.summary))?;
-    for quote in r.says {
+    writeln!(out, "{}\n", inline(r.rule.summary))?;
+    for quote in r.rule.says {
         writeln!(out, "> {}", inline(quote))?;
     }
-    if !r.says.is_empty() {
-        writeln!(out, "> — {}\n", inline(r.source))?;
+    if !r.rule.says.is_empty() {
+        writeln!(out, "> — {}\n", inline(r.rule.source))?;
     } else {
-        writeln!(out, "Source: {}\n", inline(r.source))?;
+        writeln!(out, "Source: {}\n", inline(r.rule.source))?;
     }
     for f in &r.outcome.failures {
         failure(out, f)?;
@@ -148,8 +148,9 @@ impl Reporter for Markdown<'_> {
                         r.is_new_failure() || r.outcome.status == crate::rules::Status::Inconclusive
                     })
                     .collect();
-                let (required, observations): (Vec<&RuleReport>, Vec<&RuleReport>) =
-                    failed.into_iter().partition(|r| r.level == Level::Required);
+                let (required, observations): (Vec<&RuleReport>, Vec<&RuleReport>) = failed
+                    .into_iter()
+                    .partition(|r| r.rule.level == Level::Required);
                 if !required.is_empty() {
                     writeln!(
                         out,

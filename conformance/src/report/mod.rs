@@ -64,18 +64,8 @@ pub struct Mark {
 /// A rule with its outcome.
 #[derive(Debug, Clone)]
 pub struct RuleReport {
-    /// Stable id.
-    pub id: &'static str,
-    /// Required or observation.
-    pub level: Level,
-    /// Where the contract says it.
-    pub source: &'static str,
-    /// The sentences it rests on, verbatim.
-    pub says: &'static [&'static str],
-    /// What it checks.
-    pub summary: &'static str,
-    /// Mock faults that break it.
-    pub faults: &'static [aggpay_mock::Fault],
+    /// The rule (its id, level, source, quotes, summary and faults).
+    pub rule: Rule,
     /// The verdict and evidence.
     pub outcome: Outcome,
     /// Time taken.
@@ -108,12 +98,7 @@ impl RuleReport {
             })
             .collect();
         Self {
-            id: rule.id,
-            level: rule.level,
-            source: rule.source,
-            says: rule.says,
-            summary: rule.summary,
-            faults: rule.faults,
+            rule: rule.clone(),
             outcome,
             duration,
             marks,
@@ -151,7 +136,7 @@ impl RuleReport {
 
     /// The word of its verdict.
     pub fn verdict(&self) -> &'static str {
-        match (self.outcome.status, self.level) {
+        match (self.outcome.status, self.rule.level) {
             (Status::Failed, _) if self.is_known() => "KNOWN",
             (Status::Passed, _) => "PASS",
             (Status::Failed, Level::Required) => "FAIL",

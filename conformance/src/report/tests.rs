@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{Event, Mark, RuleReport, Summary, for_format};
 use crate::baseline::Known;
 use crate::cli::Format;
-use crate::rules::{Evidence, Failure, Level, Outcome, Status};
+use crate::rules::{Evidence, Failure, Level, Outcome, Rule, Run, Status};
 
 fn report(id: &'static str, level: Level, outcome: Outcome, known: bool) -> RuleReport {
     let marks = outcome
@@ -21,12 +21,16 @@ fn report(id: &'static str, level: Level, outcome: Outcome, known: bool) -> Rule
         })
         .collect();
     RuleReport {
-        id,
-        level,
-        source: "API.md §Example",
-        says: &["Every operation requires the header."],
-        summary: "an example rule",
-        faults: &[aggpay_mock::Fault::NoAuth],
+        rule: Rule {
+            id,
+            level,
+            source: "API.md §Example",
+            says: &["Every operation requires the header."],
+            summary: "an example rule",
+            faults: &[aggpay_mock::Fault::NoAuth],
+            judges: &[],
+            run: Run::Check(|_| unreachable!("a report's rule is not run")),
+        },
         outcome,
         duration: Duration::from_millis(1_250),
         marks,

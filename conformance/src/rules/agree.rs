@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::support::Judge;
 use super::{Check, Level, Outcome, Rule, Run};
+use crate::contract::subject::{Said, Subject};
 use crate::contract::{OpId, REFERENCES};
 use crate::http::show;
 use crate::model::token_of;
@@ -24,6 +25,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "every transaction read names its aggregator merchant, rail merchant and aggregator as their own records do, wherever both are seen",
             faults: &[Fault::TransactionMerchantName],
+            judges: &[Subject::References],
             run: Run::Check(references),
         },
         Rule {
@@ -36,6 +38,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "a payment's charges carry the amounts and currency of its payment transaction, for every payment read",
             faults: &[Fault::ChargesFeeShift],
+            judges: &[Subject::Said(Said::NetAmount)],
             run: Run::Check(charges),
         },
     ]

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::observe::{Cases, first_of, rows_of, strings};
 use super::{Level, Rule, Run};
 use crate::contract::Kind;
+use crate::contract::subject::{Said, Subject};
 use crate::http::{Exchange, show};
 
 pub fn rules() -> Vec<Rule> {
@@ -21,6 +22,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "amounts are decimal integer strings in paisa",
             faults: &[Fault::DecimalAmounts],
+            judges: &[
+                Subject::Field(|k| k == Kind::Amount),
+                Subject::Said(Said::Amounts),
+            ],
             run: Run::EveryAnswer(paisa, Cases::Successes),
         },
         Rule {
@@ -32,6 +37,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "net_amount equals gross_amount minus fee_amount and the four tax amounts, on every charges and every transaction of every answer, refunds included",
             faults: &[Fault::NetMismatch, Fault::RefundNetMismatch],
+            judges: &[Subject::Said(Said::NetAmount)],
             run: Run::EveryAnswer(net, Cases::Successes),
         },
         Rule {
@@ -41,6 +47,10 @@ pub fn rules() -> Vec<Rule> {
             says: &["`currency` is an ISO 4217 code."],
             summary: "currency is an ISO 4217 code",
             faults: &[Fault::LowercaseCurrency],
+            judges: &[
+                Subject::Field(|k| k == Kind::Currency),
+                Subject::Said(Said::Amounts),
+            ],
             run: Run::EveryAnswer(currency, Cases::Successes),
         },
     ]

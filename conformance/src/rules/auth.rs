@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule, Run};
+use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{OPS, Op, OpId, Role, names};
 use crate::ctx::Ctx;
 use crate::http::{Auth, Exchange, Place, Request};
@@ -28,6 +29,11 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedMessage,
                 Fault::UnauthorizedKeyMessage,
             ],
+            judges: &[
+                Subject::Error(on::unauthorized),
+                Subject::Said(Said::JsonWithKey),
+                Subject::Said(Said::KeyRequired),
+            ],
             run: Run::Check(missing_key),
         },
         Rule {
@@ -43,6 +49,10 @@ pub fn rules() -> Vec<Rule> {
                 Fault::TextErrors,
                 Fault::UnauthorizedMessage,
                 Fault::UnauthorizedKeyMessage,
+            ],
+            judges: &[
+                Subject::Error(on::unauthorized),
+                Subject::Said(Said::KeyRequired),
             ],
             run: Run::Check(empty_key),
         },
@@ -60,6 +70,10 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedMessage,
                 Fault::UnauthorizedKeyMessage,
             ],
+            judges: &[
+                Subject::Error(on::unauthorized),
+                Subject::Said(Said::KeyRequired),
+            ],
             run: Run::Check(wrong_key),
         },
         Rule {
@@ -71,6 +85,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "the valid key is taken whatever the spelling of the header's name (as API.md writes it, lower case, mixed case): every read answers the spellings alike",
             faults: &[Fault::KeyHeaderCaseSensitive],
+            judges: &[Subject::Said(Said::KeyHeader)],
             run: Run::Check(header_case),
         },
         Rule {
@@ -89,6 +104,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedMessage,
                 Fault::UnauthorizedKeyMessage,
             ],
+            judges: &[Subject::Said(Said::KeyHeader)],
             run: Run::Check(header_only),
         },
     ]

@@ -3,6 +3,7 @@
 
 use super::observe::Cases;
 use super::{Level, Rule, Run};
+use crate::contract::subject::{Said, Subject};
 use crate::http::Exchange;
 use aggpay_mock::Fault;
 
@@ -15,6 +16,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Requests and responses are JSON."],
             summary: "every response body, success or error, is one JSON text once its content codings (of those the request accepted) are undone: UTF-8 without a byte order mark, RFC 8259's grammar, nothing after the text",
             faults: &[Fault::TextErrors],
+            judges: &[Subject::Said(Said::JsonWithKey)],
             run: Run::EveryAnswer(json, Cases::Answers),
         },
         Rule {
@@ -24,6 +26,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Requests and responses are JSON."],
             summary: "a JSON body is labelled with a JSON media type (application/json, or a +json type): labelled text/plain it is text to every client that honours the label",
             faults: &[Fault::ContentTypeText, Fault::RefundsTextPlain],
+            judges: &[Subject::Said(Said::JsonMeaning)],
             run: Run::EveryAnswer(media_type, Cases::Answers),
         },
         Rule {
@@ -33,6 +36,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Requests and responses are JSON."],
             summary: "no object names a member twice with values that differ: one client reads the first value, another the last, and serde's derive refuses the body",
             faults: &[Fault::DuplicateCount],
+            judges: &[Subject::Said(Said::JsonMeaning)],
             run: Run::EveryAnswer(one_meaning, Cases::Answers),
         },
     ]

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::observe::Cases;
 use super::{Level, Rule, Run};
 use crate::contract::OpId;
+use crate::contract::subject::{Subject, on};
 use crate::http::Exchange;
 
 pub fn rules() -> Vec<Rule> {
@@ -31,6 +32,7 @@ pub fn rules() -> Vec<Rule> {
             Fault::BankAccountBadId,
             Fault::LaterPagesDropField,
         ],
+        judges: &[Subject::Answer(on::every_op)],
         run: Run::EveryAnswer(decodes, Cases::Successes),
     }]
 }

@@ -10,6 +10,8 @@ use serde_json::Value;
 use super::paging::{Got, due, fetch, judge_rows, judge_walk, walk};
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule, Run};
+use crate::contract::Role;
+use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{OpId, names};
 use crate::http::Request;
 use crate::model::ListModel;
@@ -36,6 +38,7 @@ const RULES: &[Rule] = &[
             Fault::LaterPagesDropField,
             Fault::CursorSkipsRow,
         ],
+        judges: &[Subject::Param(on::cursor_limit)],
         run: Run::Check(default_limit),
     },
     Rule {
@@ -45,6 +48,7 @@ const RULES: &[Rule] = &[
         says: &["| page size | integer | default 30, maximum 100, 0 means the default |"],
         summary: "limits 1 to 100 give exactly that many first rows; above 100 (beyond 64 bits too), 400 or exactly the first 100",
         faults: &[Fault::NoLimitCap, Fault::HugeNumber500],
+        judges: &[Subject::Param(on::cursor_limit)],
         run: Run::Check(max_limit),
     },
     Rule {
@@ -60,6 +64,7 @@ const RULES: &[Rule] = &[
             Fault::LaterPagesDropField,
             Fault::CursorSkipsRow,
         ],
+        judges: &[Subject::Param(on::cursor_direction)],
         run: Run::Check(order),
     },
     Rule {
@@ -81,6 +86,10 @@ const RULES: &[Rule] = &[
             Fault::LaterPagesCountDrift,
             Fault::CursorSkipsRow,
         ],
+        judges: &[
+            Subject::Param(|_, p| p.role == Role::Cursor),
+            Subject::Said(Said::CursorCounts),
+        ],
         run: Run::Check(walks),
     },
     Rule {
@@ -97,6 +106,7 @@ const RULES: &[Rule] = &[
             Fault::PayoutsInTransactions,
             Fault::CursorSkipsRow,
         ],
+        judges: &[Subject::Said(Said::CursorCounts)],
         run: Run::Check(counts),
     },
     Rule {
@@ -109,6 +119,10 @@ const RULES: &[Rule] = &[
         ],
         summary: "generated malformed batch tokens (every wrong length, wrong prefixes) get 400, in the query and in the path",
         faults: &[Fault::LenientBatchToken, Fault::BatchFilterIgnored],
+        judges: &[
+            Subject::PathId(|op, id| id.exact_len.is_some() && on::path_id_not_rotated(op, id)),
+            Subject::Error(on::bad_request),
+        ],
         run: Run::Check(bad_batch_token),
     },
     Rule {
@@ -120,6 +134,7 @@ const RULES: &[Rule] = &[
         ],
         summary: "only_settlement_txns=true gives the batch's payouts and no transactions; false, or no flag (the default), its transactions and no payouts",
         faults: &[Fault::PayoutsInTransactions, Fault::ShortBatchToken],
+        judges: &[Subject::Param(|_, p| p.role == Role::RowKind)],
         run: Run::Check(only_settlement_txns),
     },
     Rule {
@@ -140,6 +155,7 @@ const RULES: &[Rule] = &[
             Fault::LaterPagesCountDrift,
             Fault::CursorSkipsRow,
         ],
+        judges: &[Subject::Param(|_, p| p.role == Role::Cursor)],
         run: Run::Check(end),
     },
 ];

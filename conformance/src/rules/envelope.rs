@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::observe::{Cases, from_log};
 use super::{Check, Level, Outcome, Rule, Run};
+use crate::contract::subject::{Said, Subject, on};
 use crate::http::{Exchange, show};
 
 pub fn rules() -> Vec<Rule> {
@@ -19,6 +20,11 @@ pub fn rules() -> Vec<Rule> {
         ],
         summary: "every operation sampled succeeds with 2xx, and every 2xx body is {api_version: \"v1\", data: {...}}",
         faults: &[Fault::WrongApiVersion, Fault::ShortBatchToken],
+        judges: &[
+            Subject::Answer(on::every_op),
+            Subject::Said(Said::BaseUrl),
+            Subject::Said(Said::Envelope),
+        ],
         run: Run::EveryAnswerAnd(observe, envelope),
     }]
 }

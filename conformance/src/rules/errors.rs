@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::observe::Cases;
 use super::support::Judge;
 use super::{Check, Level, Outcome, Rule, Run};
-use crate::contract::{Form, OPS, Op, Role, Value as Kind, error_case};
+use crate::contract::subject::{Subject, on};
+use crate::contract::{Domain, Form, OPS, Op, Role, error_case};
 use crate::http::{Exchange, Request, show};
 
 /// A batch token of the right shape that names no batch.
@@ -35,6 +36,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::BatchFilterIgnored,
                 Fault::BadRequestMessage,
             ],
+            judges: &[Subject::Error(on::bad_request)],
             run: Run::Check(bad_request),
         },
         Rule {
@@ -52,6 +54,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::NotFoundEnvelope,
                 Fault::NotFoundOtherMessage,
             ],
+            judges: &[Subject::Error(on::unknown_path_id)],
             run: Run::Check(not_found),
         },
         Rule {
@@ -73,6 +76,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::BadRequestMessage,
                 Fault::UnauthorizedKeyMessage,
             ],
+            judges: &[Subject::Error(on::every_error), Subject::ErrorTable],
             run: Run::EveryAnswer(observe, Cases::Answers),
         },
     ]
@@ -142,7 +146,7 @@ fn bad_requests() -> Vec<(&'static Op, Request)> {
             out.push((op, Request::of(op, Some(malformed))));
         }
         for p in op.params {
-            if p.value == Kind::BatchToken && matches!(p.role, Role::Filter(_)) {
+            if p.domain == Domain::BatchToken && matches!(p.role, Role::Filter(_)) {
                 out.push((op, Request::of(op, None).q(p.wire, malformed)));
             }
         }

@@ -5,6 +5,7 @@
 use aggpay_mock::Fault;
 
 use super::{Level, Rule, Run};
+use crate::contract::subject::{Said, Subject};
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
@@ -33,6 +34,11 @@ pub fn rules() -> Vec<Rule> {
             Fault::AcceptEmptyKey,
             Fault::AggregatorKeysMasked,
             Fault::AggregatorKeysStale,
+        ],
+        judges: &[
+            Subject::Said(Said::KeysHeld),
+            Subject::Said(Said::Rotation),
+            Subject::Said(Said::ExportStatus),
         ],
         run: Run::Check(crate::explore::sequences),
     }]

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::OpId;
+use crate::contract::subject::{Said, Subject, on};
 use crate::ctx::Sampled;
 use crate::http::show;
 
@@ -30,6 +31,10 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ShortBatchToken,
                 Fault::EmptyStringNull,
             ],
+            judges: &[
+                Subject::Body(on::report_export),
+                Subject::Said(Said::ExportStatus),
+            ],
             run: Run::Check(seeded),
         },
         Rule {
@@ -46,6 +51,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ShortBatchToken,
                 Fault::ExportNewestBatch,
             ],
+            judges: &[Subject::Body(on::report_export)],
             run: Run::Check(matches),
         },
     ]

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::observe::{Cases, Verdict, first_of, rows_of, schema, strings};
 use super::{Level, Rule, Run};
 use crate::contract::Kind;
+use crate::contract::subject::{Said, Subject};
 use crate::http::{Exchange, show};
 
 pub fn rules() -> Vec<Rule> {
@@ -22,6 +23,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::NumericIdAsNumber,
                 Fault::LaterPagesDropField,
             ],
+            judges: &[Subject::Field(|_| true)],
             run: Run::EveryAnswer(required, Cases::Successes),
         },
         Rule {
@@ -35,6 +37,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "batch status is one of the four BATCH_* names; rail merchant status Active, Inactive, Suspended or empty; QR type STATIC or DYNAMIC; report kind and status REPORT_KIND_* and REPORT_STATUS_* names",
             faults: &[Fault::RailMerchantStatusUnknown],
+            judges: &[
+                Subject::Field(|k| matches!(k, Kind::OneOf(_) | Kind::Named(_))),
+                Subject::Said(Said::BatchStatus),
+            ],
             run: Run::EveryAnswer(enums, Cases::Successes),
         },
         Rule {
@@ -54,6 +60,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ExportStorageKeyEarly,
                 Fault::EmptyStringNull,
             ],
+            judges: &[Subject::Said(Said::RefundIdNull)],
             run: Run::EveryAnswer(state_bound, Cases::Successes),
         },
         Rule {
@@ -63,6 +70,10 @@ pub fn rules() -> Vec<Rule> {
             says: &["| event_filter_json | string | a JSON-encoded array of event-name strings |"],
             summary: "event_filter_json is a JSON-encoded array of strings",
             faults: &[Fault::EventFilterObject],
+            judges: &[
+                Subject::Field(|k| k == Kind::EventJson),
+                Subject::Said(Said::Webhooks),
+            ],
             run: Run::EveryAnswer(event_filter, Cases::Successes),
         },
         Rule {
@@ -72,6 +83,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["| url | string | absolute URL receiving deliveries |"],
             summary: "every webhook endpoint's url is an absolute URL",
             faults: &[Fault::WebhookUrlRelative],
+            judges: &[Subject::Said(Said::Webhooks)],
             run: Run::EveryAnswer(webhook_url, Cases::Successes),
         },
         Rule {
@@ -81,6 +93,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["redacted_iban (middle digits masked)"],
             summary: "the bank account's redacted_iban keeps the IBAN's ends and masks its middle digits",
             faults: &[Fault::IbanUnmasked],
+            judges: &[Subject::Said(Said::RedactedIban)],
             run: Run::EveryAnswer(redacted_iban, Cases::Successes),
         },
     ]

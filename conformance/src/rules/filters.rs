@@ -9,6 +9,7 @@ use super::paging::{due, judge_walk, offset_case, walk};
 use super::support::Judge;
 use super::values::{by_size, candidates, matched, pairs};
 use super::{Check, Failure, Level, Outcome, Rule, Run};
+use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Many, OpId, Paging, Role, names};
 use crate::model::expect::{Given, Order, query_text};
 use crate::model::{ListModel, Picker, token_of};
@@ -49,6 +50,7 @@ const RULES: &[Rule] = &[
             Fault::OffsetOffByOne,
             Fault::NonAsciiNameFilter,
         ],
+        judges: &[Subject::Param(on::filter), Subject::Said(Said::BatchStatus)],
         run: Run::Check(alone),
     },
     Rule {
@@ -82,6 +84,7 @@ const RULES: &[Rule] = &[
             Fault::OffsetOffByOne,
             Fault::NonAsciiNameFilter,
         ],
+        judges: &[Subject::Param(on::combined_filter)],
         run: Run::Check(combined),
     },
     Rule {
@@ -109,6 +112,7 @@ const RULES: &[Rule] = &[
             Fault::NonAsciiNameFilter,
             Fault::UnicodeQuery500,
         ],
+        judges: &[Subject::Param(on::multi_value_filter)],
         run: Run::Check(multi_value),
     },
     Rule {
@@ -122,6 +126,7 @@ const RULES: &[Rule] = &[
             Fault::LaterPagesDropField,
             Fault::OffsetOffByOne,
         ],
+        judges: &[Subject::Param(|_, p| matches!(p.role, Role::Part { .. }))],
         run: Run::Check(qr_type),
     },
 ];

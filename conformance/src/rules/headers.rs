@@ -3,6 +3,7 @@
 
 use super::observe::Cases;
 use super::{Level, Rule, Run};
+use crate::contract::subject::{Said, Subject};
 use crate::http::Exchange;
 use aggpay_mock::Fault;
 
@@ -15,6 +16,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Responses carry the headers Content-Length and Date."],
             summary: "every response carries Content-Length, equal to the body's length",
             faults: &[Fault::Chunked],
+            judges: &[Subject::Said(Said::Headers)],
             run: Run::EveryAnswer(content_length, Cases::Answers),
         },
         Rule {
@@ -24,6 +26,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["Responses carry the headers Content-Length and Date."],
             summary: "every response carries a Date header holding an HTTP date",
             faults: &[Fault::BadDateHeader],
+            judges: &[Subject::Said(Said::Headers)],
             run: Run::EveryAnswer(date, Cases::Answers),
         },
     ]

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::observe::{Cases, first_of, rows_of, strings};
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule, Run};
+use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Kind, OPS, Op, OpId};
 use crate::http::{Exchange, Request, encode, show};
 use crate::model::expect::differs;
@@ -24,6 +25,10 @@ pub fn rules() -> Vec<Rule> {
             says: &["Identifiers are strings with a type prefix."],
             summary: "every identifier field carries its type prefix, in every record of every answer",
             faults: &[Fault::WrongTxnPrefix, Fault::DynamicQrPrefix],
+            judges: &[
+                Subject::Field(|k| matches!(k, Kind::Prefix(_) | Kind::PrefixOrEmpty(_))),
+                Subject::Said(Said::Prefixes),
+            ],
             run: Run::EveryAnswer(prefixes, Cases::Successes),
         },
         Rule {
@@ -35,6 +40,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "numeric ids and numeric string fields are decimal digit strings, nested records included",
             faults: &[Fault::BankAccountBadId],
+            judges: &[
+                Subject::Field(|k| matches!(k, Kind::Numeric | Kind::NumStr)),
+                Subject::Said(Said::NumericIds),
+            ],
             run: Run::EveryAnswer(numeric, Cases::Successes),
         },
         Rule {
@@ -44,6 +53,10 @@ pub fn rules() -> Vec<Rule> {
             says: &["sb_ (settlement batch; exactly 39 characters in total)"],
             summary: "every settlement batch token is sb_ and exactly 39 characters",
             faults: &[Fault::ShortBatchToken],
+            judges: &[
+                Subject::Field(|k| k == Kind::Batch),
+                Subject::Said(Said::Prefixes),
+            ],
             run: Run::EveryAnswer(batch_tokens, Cases::Successes),
         },
         Rule {
@@ -55,6 +68,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "access keys have numeric id with ak_ token, or ak_ id with ak_tok_ token",
             faults: &[Fault::MixedKeyShape],
+            judges: &[
+                Subject::Field(|k| k == Kind::KeyPart),
+                Subject::Said(Said::NumericIds),
+            ],
             run: Run::EveryAnswer(key_shapes, Cases::Successes),
         },
         Rule {
@@ -72,6 +89,9 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ChargesFirstPayment,
                 Fault::RailMerchantReadDiffers,
             ],
+            judges: &[Subject::PathId(|op, id| {
+                id.answers_for.is_some() && on::path_id_not_rotated(op, id)
+            })],
             run: Run::Check(path_match),
         },
         Rule {
@@ -88,6 +108,10 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnknownBatchFound,
                 Fault::UnknownAliasFound,
                 Fault::LongId500,
+            ],
+            judges: &[
+                Subject::PathId(on::path_id_not_rotated),
+                Subject::Error(on::unknown_path_id),
             ],
             run: Run::Check(unknown),
         },

@@ -7,7 +7,8 @@ use proptest::prelude::*;
 
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule, Run};
-use crate::contract::{OPS, Op, Param, Value as Kind};
+use crate::contract::subject::{Subject, on};
+use crate::contract::{Domain, OPS, Op, Param};
 use crate::http::{Exchange, Request};
 use crate::model::Picker;
 
@@ -33,6 +34,11 @@ pub fn rules() -> Vec<Rule> {
                 Fault::BadRequestMessage,
                 Fault::RailMerchant404Message,
             ],
+            judges: &[
+                Subject::PathId(on::path_id_not_rotated),
+                Subject::Param(on::every_param),
+                Subject::Error(|_, s| !matches!(s, 400 | 401 | 404)),
+            ],
             run: Run::Check(hostile),
         },
         Rule {
@@ -51,6 +57,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::HugeNumber500,
                 Fault::BadRequestMessage,
             ],
+            judges: &[Subject::Param(on::every_param)],
             run: Run::Check(arbitrary),
         },
     ]
@@ -97,7 +104,7 @@ const DRAWN: usize = 1;
 
 /// The hostile values of a parameter of `kind`: the first [`ALWAYS`] of
 /// its catalogue, and [`DRAWN`] more drawn from the rest.
-fn values_for(kind: Kind, pick: &mut Picker) -> Vec<String> {
+fn values_for(kind: Domain, pick: &mut Picker) -> Vec<String> {
     let all = catalogue(kind);
     let mut out: Vec<String> = all.iter().take(ALWAYS).cloned().collect();
     let rest: Vec<&String> = all.iter().skip(ALWAYS).collect();
@@ -113,27 +120,27 @@ fn values_for(kind: Kind, pick: &mut Picker) -> Vec<String> {
 
 /// The hostile values of a parameter of `kind`, the ones every parameter
 /// gets first: the kind's catalogue and one very long value.
-fn catalogue(kind: Kind) -> Vec<String> {
+fn catalogue(kind: Domain) -> Vec<String> {
     let long = |prefix: &str| format!("{prefix}{}", "x".repeat(3_000));
     let mut out: Vec<String> = match kind {
-        Kind::Int | Kind::Unix => NUMBERS.iter().map(|s| (*s).to_owned()).collect(),
-        Kind::Bool => ["TRUE", "", "yes", "1", "truefalse"]
+        Domain::Int | Domain::Unix => NUMBERS.iter().map(|s| (*s).to_owned()).collect(),
+        Domain::Bool => ["TRUE", "", "yes", "1", "truefalse"]
             .map(str::to_owned)
             .to_vec(),
-        Kind::Choice(words) => {
+        Domain::Choice(words) => {
             let mut v: Vec<String> = ["", "ÄSC"].map(str::to_owned).to_vec();
             v.extend(words.iter().map(|w| w.to_lowercase()));
             v.push("0".to_owned());
             v
         }
-        Kind::Text => TEXTS.iter().map(|s| (*s).to_owned()).collect(),
-        Kind::Token(prefix) => vec![
+        Domain::Text => TEXTS.iter().map(|s| (*s).to_owned()).collect(),
+        Domain::Token(prefix) => vec![
             format!("{prefix}é"),
             prefix.to_owned(),
             format!("{prefix}%2F.."),
             "sb_".to_owned(),
         ],
-        Kind::BatchToken => vec![
+        Domain::BatchToken => vec![
             "sb_".to_owned(),
             format!("sb_{}é", "0".repeat(35)),
             format!("SB_{}", "0".repeat(36)),
@@ -142,8 +149,8 @@ fn catalogue(kind: Kind) -> Vec<String> {
     out.insert(
         1,
         long(match kind {
-            Kind::Token(p) => p,
-            Kind::BatchToken => "sb_",
+            Domain::Token(p) => p,
+            Domain::BatchToken => "sb_",
             _ => "",
         }),
     );
@@ -194,7 +201,7 @@ fn hostile(c: &Check<'_>) -> Outcome {
         };
         let mut pick = Picker::new(c.ctx.options.seed, &format!("hostile {}", op.name));
         for param in op.params {
-            for value in values_for(param.value, &mut pick) {
+            for value in values_for(param.domain, &mut pick) {
                 let what = format!(
                     "{} {}={}",
                     op.name,
@@ -207,10 +214,10 @@ fn hostile(c: &Check<'_>) -> Outcome {
         // A legal value, repeated, in one parameter drawn of each
         // operation.
         if let Some(param) = pick.pick(op.params) {
-            let legal = match param.value {
-                Kind::Choice(words) => words[pick.below(words.len())].to_owned(),
-                Kind::Bool => "true".to_owned(),
-                Kind::Int | Kind::Unix => "1".to_owned(),
+            let legal = match param.domain {
+                Domain::Choice(words) => words[pick.below(words.len())].to_owned(),
+                Domain::Bool => "true".to_owned(),
+                Domain::Int | Domain::Unix => "1".to_owned(),
                 _ => "x".to_owned(),
             };
             cases.push((

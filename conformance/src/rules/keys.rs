@@ -7,8 +7,10 @@ use serde_json::Value;
 
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule, Run};
+use crate::contract::Effect;
 use crate::contract::OpId;
 use crate::contract::resources::ACCESS_KEY;
+use crate::contract::subject::{Said, Subject};
 use crate::ctx::Sampled;
 use crate::http::Exchange;
 use crate::model::expect::differs;
@@ -23,6 +25,10 @@ pub fn rules() -> Vec<Rule> {
             says: &["Rotates the key and returns `data`: AccessKey with the new secret."],
             summary: "rotation returns the key asked with a secret different from the one before (a lost answer is recovered from the key list), and the key list then shows that new secret",
             faults: &[Fault::RotateSameSecret, Fault::RotateOtherKey],
+            judges: &[
+                Subject::PathId(|op, _| op.effect == Effect::Rotation),
+                Subject::Said(Said::KeysHeld),
+            ],
             run: Run::Check(rotation),
         },
         Rule {
@@ -34,6 +40,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "the keys of the aggregator record are those of the key list, field by field, before the rotation and after it; the rotation changes the rotated key's secret and nothing of the others",
             faults: &[Fault::AggregatorKeysMasked, Fault::AggregatorKeysStale],
+            judges: &[Subject::Said(Said::KeysHeld)],
             run: Run::Check(consistent),
         },
     ]

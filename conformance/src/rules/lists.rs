@@ -5,6 +5,7 @@ use aggpay_mock::Fault;
 
 use super::observe::{Cases, Verdict, schema};
 use super::{Level, Rule, Run};
+use crate::contract::subject::{Said, Subject};
 use crate::contract::{CountForm, Kind};
 use crate::http::{Exchange, show};
 
@@ -18,6 +19,10 @@ pub fn rules() -> Vec<Rule> {
         ],
         summary: "count is a string, except an integer in the access-key and refund lists",
         faults: &[Fault::CountTypesSwapped],
+        judges: &[
+            Subject::Field(|k| matches!(k, Kind::Count(_))),
+            Subject::Said(Said::Counts),
+        ],
         run: Run::EveryAnswer(count_types, Cases::Successes),
     }]
 }

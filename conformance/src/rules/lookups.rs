@@ -3,6 +3,7 @@
 
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule, Run};
+use crate::contract::subject::{Subject, on};
 use crate::contract::{OpId, names};
 use crate::ctx::Sampled;
 use crate::http::Request;
@@ -17,6 +18,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["account metadata by IBAN or alias."],
             summary: "an account lookup by IBAN answers for that IBAN: the one given, and the aggregator's own when the server resolves it",
             faults: &[Fault::AccountInfoWrongIban],
+            judges: &[Subject::Param(on::lookup_named_back)],
             run: Run::Check(matches),
         },
         Rule {
@@ -29,6 +31,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "every lookup (IBAN, mobile alias, till code) is tried with its known value and with values no account has: an answer for an unknown value is never the account a known value names",
             faults: &[Fault::TillAnyAccount],
+            judges: &[Subject::Param(on::lookup)],
             run: Run::Check(looked_up),
         },
         Rule {
@@ -45,6 +48,9 @@ pub fn rules() -> Vec<Rule> {
                 Fault::TillAnyAccount,
                 Fault::RailMerchantWrongRecord,
             ],
+            judges: &[Subject::Param(|op, p| {
+                on::lookup_with_type(op, p) && op.id == OpId::TitleFetch
+            })],
             run: Run::Check(owner),
         },
         Rule {
@@ -59,6 +65,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::BadRequestEnvelope,
                 Fault::BadRequestMessage,
             ],
+            judges: &[Subject::Param(on::lookup_with_type)],
             run: Run::Check(alias_value_required),
         },
     ]

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::paging::{Meanings, fetch, judge_rows, meanings, offset_case};
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule, Run};
+use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Paging, Role, names};
 use crate::model::expect::{Expected, Order};
 use crate::model::{ListModel, Picker};
@@ -32,6 +33,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::LaterPagesCountDrift,
                 Fault::OffsetOffByOne,
             ],
+            judges: &[Subject::Param(|_, p| p.role == Role::Offset)],
             run: Run::Check(pages),
         },
         Rule {
@@ -44,6 +46,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "page sizes 1, small, none, 100 and above: never more rows than asked, exactly the list's first rows (a server may cap a page, refuse a size above its maximum, or give its default without one)",
             faults: &[Fault::OffsetLimitIgnored, Fault::HugeNumber500],
+            judges: &[Subject::Param(on::offset_limit)],
             run: Run::Check(limit),
         },
         Rule {
@@ -55,6 +58,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "an offset list's count means one thing on every page of it (the rows matching, the whole list, or the page): it does not drift on later pages",
             faults: &[Fault::LaterPagesCountDrift],
+            judges: &[Subject::Said(Said::Counts)],
             run: Run::Check(count),
         },
         Rule {
@@ -67,6 +71,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "an offset list with a direction: ASC is its DESC order reversed; lowercase, empty, garbage or no direction gives the DESC order",
             faults: &[Fault::RefundDirectionLowercase, Fault::LowercaseAsc],
+            judges: &[Subject::Param(on::offset_direction)],
             run: Run::Check(direction),
         },
     ]

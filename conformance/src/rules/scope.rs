@@ -8,6 +8,7 @@ use super::observe::{Cases, Verdict, schema};
 use super::support::Judge;
 use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::OpId;
+use crate::contract::subject::{Said, Subject};
 use crate::http::{Exchange, Request, show};
 
 pub fn rules() -> Vec<Rule> {
@@ -21,6 +22,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "the aggregator record's token, and every aggregator_id of every record of every answer (later pages included), is the aggregator of the path",
             faults: &[Fault::ForeignAggregatorId, Fault::AnyAggregator],
+            judges: &[Subject::Said(Said::Scope)],
             run: Run::EveryAnswer(aggregator, Cases::Successes),
         },
         Rule {
@@ -33,6 +35,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "a well-formed aggregator id that is not the key's never succeeds, on every operation: 401, or 404 error.not_found",
             faults: &[Fault::AnyAggregator],
+            judges: &[
+                Subject::Error(|op, s| s == 404 && op.path_id.is_none()),
+                Subject::Said(Said::Scope),
+            ],
             run: Run::Check(unknown_aggregator),
         },
     ]

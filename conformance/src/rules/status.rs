@@ -5,6 +5,7 @@ use super::{Check, Level, Outcome, Rule, Run};
 use aggpay_mock::Fault;
 
 use crate::contract::OpId;
+use crate::contract::subject::{Subject, on};
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
@@ -14,6 +15,7 @@ pub fn rules() -> Vec<Rule> {
         says: &["Success status code is stated only for the payment-charges operation (200)"],
         summary: "the payment-charges operation succeeds with 200 exactly",
         faults: &[Fault::Charges201, Fault::Success201],
+        judges: &[Subject::Answer(on::exactly_200)],
         run: Run::Check(charges_200),
     }]
 }

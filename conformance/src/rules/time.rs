@@ -6,6 +6,7 @@ use aggpay_mock::Fault;
 
 use super::observe::{Cases, from_log, strings};
 use super::{Check, Level, Outcome, Rule, Run};
+use crate::contract::subject::{Said, Subject};
 use crate::contract::{Kind, OpId};
 use crate::http::Exchange;
 
@@ -20,6 +21,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "timestamps are RFC 3339 UTC strings, in every record of every answer",
             faults: &[Fault::OffsetTimestamps, Fault::UnlinkedMerchantBadTimestamp],
+            judges: &[
+                Subject::Field(|k| matches!(k, Kind::Ts | Kind::NullTs)),
+                Subject::Said(Said::Timestamps),
+            ],
             run: Run::EveryAnswer(timestamps, Cases::Successes),
         },
         Rule {
@@ -29,6 +34,10 @@ pub fn rules() -> Vec<Rule> {
             says: &["Nullable timestamps are JSON null when unset."],
             summary: "nullable timestamps are JSON null when unset, never \"\"",
             faults: &[Fault::EmptyStringNull],
+            judges: &[
+                Subject::Field(|k| k == Kind::NullTs),
+                Subject::Said(Said::Timestamps),
+            ],
             run: Run::EveryAnswer(null_timestamps, Cases::Successes),
         },
         Rule {
@@ -38,6 +47,10 @@ pub fn rules() -> Vec<Rule> {
             says: &["Alias dates are calendar dates (YYYY-MM-DD)."],
             summary: "alias dates are calendar dates YYYY-MM-DD",
             faults: &[Fault::DatetimeAliasDates],
+            judges: &[
+                Subject::Field(|k| k == Kind::Date),
+                Subject::Said(Said::Timestamps),
+            ],
             run: Run::EveryAnswerAnd(dates, dates_verdict),
         },
     ]

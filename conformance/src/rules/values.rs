@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::contract::{Matching, Param, Value as Kind};
+use crate::contract::{Domain, Matching, Param};
 use crate::model::expect::{Expected, Given, Order};
 use crate::model::{ListModel, Picker};
 
@@ -49,10 +49,10 @@ fn ranked(list: &ListModel, param: &'static Param, pick: &mut Picker, all: bool)
         return Vec::new();
     };
     let rows: Vec<&Value> = list.known().collect();
-    let mut raw: Vec<String> = match (filter.matching, param.value) {
+    let mut raw: Vec<String> = match (filter.matching, param.domain) {
         (Matching::Bool, _) => vec!["true".into(), "false".into()],
         (Matching::Code(names), _) => (0..names.len()).map(|i| i.to_string()).collect(),
-        (_, Kind::Choice(words)) => words.iter().map(|w| (*w).to_owned()).collect(),
+        (_, Domain::Choice(words)) => words.iter().map(|w| (*w).to_owned()).collect(),
         (Matching::OnOrAfter | Matching::OnOrBefore, _) => {
             // A row's own second: an inclusive bound must keep it.
             let mut out = Vec::new();
@@ -99,9 +99,9 @@ fn ranked(list: &ListModel, param: &'static Param, pick: &mut Picker, all: bool)
     let mut scored: Vec<(_, String)> = raw.into_iter().map(|v| (score(&v), v)).collect();
     scored.sort_by_key(|(score, _)| *score);
     // Enumerations keep every value; the rest their best few.
-    let keep = match (filter.matching, param.value) {
+    let keep = match (filter.matching, param.domain) {
         _ if all => usize::MAX,
-        (Matching::Bool | Matching::Code(_), _) | (_, Kind::Choice(_)) => usize::MAX,
+        (Matching::Bool | Matching::Code(_), _) | (_, Domain::Choice(_)) => usize::MAX,
         _ => PER_FILTER,
     };
     let mut out: Vec<String> = scored.iter().map(|(_, v)| v.clone()).take(keep).collect();

@@ -10,6 +10,7 @@ use super::observe::Cases;
 use super::paging::fetch;
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule, Run};
+use crate::contract::subject::{Subject, on};
 use crate::contract::{OpId, names};
 use crate::ctx::Sampled;
 use crate::http::{Auth, Exchange, Request};
@@ -46,6 +47,7 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "generated cursors (real ids, their neighbours, random numbers): a page holds only ids beyond the cursor",
             faults: &[Fault::CursorInclusive],
+            judges: &[],
             run: Run::Check(cursor_bounds),
         },
         Rule {
@@ -55,6 +57,7 @@ pub fn rules() -> Vec<Rule> {
             says: &["negative or non-numeric: 400."],
             summary: "a negative or non-numeric limit gets 400",
             faults: &[Fault::NegativeLimitAccepted],
+            judges: &[],
             run: Run::Check(limit_validation),
         },
         Rule {
@@ -68,6 +71,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::AcceptAnyKey,
                 Fault::RotateSameSecret,
             ],
+            judges: &[],
             run: Run::Check(revokes_old),
         },
         Rule {
@@ -83,6 +87,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::TextErrors,
                 Fault::BadRequestEnvelope,
             ],
+            judges: &[],
             run: Run::Check(export_validation),
         },
         Rule {
@@ -99,6 +104,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::EmptyStringNull,
                 Fault::ExportSeededFinished,
             ],
+            judges: &[],
             run: Run::Check(export_seeded),
         },
     ];
@@ -124,6 +130,7 @@ fn answers() -> Vec<Rule> {
                 Fault::UnknownRailMerchantFound,
                 Fault::RailMerchant404Message,
             ],
+            judges: &[],
             run: Run::Check(unknown_id_404),
         },
         Rule {
@@ -133,6 +140,7 @@ fn answers() -> Vec<Rule> {
             says: &["Success: 200 everywhere in the mock"],
             summary: "success answers are 200 (the charges aside: status.charges-200 requires it)",
             faults: &[Fault::Success201],
+            judges: &[],
             run: Run::EveryAnswer(success_200, Cases::Successes),
         },
         Rule {
@@ -146,6 +154,7 @@ fn answers() -> Vec<Rule> {
                 Fault::TextErrors,
                 Fault::RefundsTextPlain,
             ],
+            judges: &[],
             run: Run::EveryAnswer(content_type_json, Cases::Answers),
         },
         Rule {
@@ -155,6 +164,7 @@ fn answers() -> Vec<Rule> {
             says: &[],
             summary: "no object names a member twice, even with the same value (body.one-meaning requires it where the values differ)",
             faults: &[Fault::DuplicateCount],
+            judges: &[],
             run: Run::EveryAnswer(unique_members, Cases::Answers),
         },
         Rule {
@@ -166,6 +176,7 @@ fn answers() -> Vec<Rule> {
             ],
             summary: "payouts carry stxn_ tokens, sb_ batch tokens, paisa amounts and acct_ accounts, and the client decodes them",
             faults: &[Fault::PayoutPrefix],
+            judges: &[],
             run: Run::Check(payouts),
         },
         Rule {
@@ -178,6 +189,7 @@ fn answers() -> Vec<Rule> {
             ],
             summary: "an offset list whose paging parameters API.md gives by purpose only reads WIRE.md's `limit` and `offset`; one that reads neither a bad value nor another value of a name names it otherwise, and the rules that need it do not apply to that list",
             faults: &[Fault::PagingUnread],
+            judges: &[Subject::Param(on::offset_named_by_wire)],
             run: Run::Check(paging_names),
         },
     ]

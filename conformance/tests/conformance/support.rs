@@ -23,35 +23,8 @@ pub fn harness(args: &[&str]) -> (u8, String, String) {
 /// The flags that point the harness at `server`, with every input, a
 /// fixed seed and the JSON report.
 pub fn against(server: &MockServer) -> Vec<String> {
-    let info = server.info();
-    let mut v: Vec<String> = [
-        "--base-url",
-        server.url(),
-        "--key",
-        server.secret_key().expose(),
-        "--aggregator",
-        server.aggregator_id().as_str(),
-        "--alias-id",
-        info.alias_id.as_str(),
-        "--iban",
-        &info.iban,
-        "--mobile",
-        &info.mobile,
-        "--till-code",
-        &info.till_code,
-        "--allow-writes",
-        "--format",
-        "json",
-        "--cases",
-        "12",
-        "--seed",
-        "42",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    if let Some(id) = info.access_key_id {
-        v.extend(["--access-key-id".to_owned(), id.to_string()]);
-    }
+    let mut v = aggpay_conformance::mock_arguments(server);
+    v.extend(["--format", "json", "--cases", "12", "--seed", "42"].map(str::to_owned));
     v
 }
 

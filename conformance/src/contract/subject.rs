@@ -1,0 +1,193 @@
+//! What a rule judges, in the contract table's own terms. Each rule
+//! carries its subjects (`Rule::judges`); COVERAGE.md asks every rule, row
+//! by row of the table, whether it judges that row, so that no rule id is
+//! written anywhere but in the rule itself.
+
+use super::{Effect, Kind, Many, Named, Op, OpId, Paging, Param, PathId, Role, Success};
+
+/// A part of the contract a rule judges.
+#[derive(Debug, Clone, Copy)]
+pub enum Subject {
+    /// The success answer of the operations it holds for.
+    Answer(fn(&Op) -> bool),
+    /// The path id of the operations it holds for.
+    PathId(fn(&Op, &PathId) -> bool),
+    /// The parameters it holds for, of their operation.
+    Param(fn(&Op, &Param) -> bool),
+    /// The error answers it holds for (an operation and a status API.md
+    /// lists for it; 401 for every operation).
+    Error(fn(&Op, u16) -> bool),
+    /// Every error condition of API.md's error table.
+    ErrorTable,
+    /// Resource fields of the kinds it holds for.
+    Field(fn(Kind) -> bool),
+    /// The references between records (an id in one record names another).
+    References,
+    /// The request body of the operations it holds for.
+    Body(fn(&Op) -> bool),
+    /// A statement of API.md the table does not hold.
+    Said(Said),
+}
+
+/// The statements of API.md that are not rows of the contract table and
+/// that a rule judges (COVERAGE.md, "Statements the table does not
+/// hold", gives the words of each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Said {
+    /// Every operation is scoped to the aggregator of the path.
+    Scope,
+    /// Typing rule 1: identifiers carry their type prefix.
+    Prefixes,
+    /// Typing rule 2: numeric ids are strings; the two access-key shapes.
+    NumericIds,
+    /// Typing rule 3: amounts in paisa, ISO 4217 currencies.
+    Amounts,
+    /// Typing rule 4: timestamps, null when unset, alias dates.
+    Timestamps,
+    /// Typing rule 5: what a count is and means.
+    Counts,
+    /// net_amount is gross minus the fee and the four taxes.
+    NetAmount,
+    /// refund_id is null for payment transactions.
+    RefundIdNull,
+    /// redacted_iban masks the IBAN's middle digits.
+    RedactedIban,
+    /// The aggregator record holds its access keys, as the key list does.
+    KeysHeld,
+    /// A rotation changes the rotated key's secret and nothing else.
+    Rotation,
+    /// A webhook's url and event filter.
+    Webhooks,
+    /// Batch status: integers in filters, names in answers.
+    BatchStatus,
+    /// A new report export's status, and storage_key until produced.
+    ExportStatus,
+    /// Conventions 1: paths appended to the base URL.
+    BaseUrl,
+    /// Conventions 2: JSON both ways; every operation requires the key.
+    JsonWithKey,
+    /// Conventions 2: a JSON answer is labelled so, one meaning per member.
+    JsonMeaning,
+    /// Conventions 3: the success envelope.
+    Envelope,
+    /// Conventions 4: Content-Length and Date.
+    Headers,
+    /// Conventions 5: next_cursor and the counts of cursor lists.
+    CursorCounts,
+    /// Authentication 1-2: no key, an empty or a wrong one is a 401.
+    KeyRequired,
+    /// Authentication 1: the key is carried in its header only.
+    KeyHeader,
+}
+
+/// The predicates the rules name their subjects with, where one is
+/// shared or longer than a line.
+pub mod on {
+    use super::*;
+
+    /// Every operation.
+    pub fn every_op(_: &Op) -> bool {
+        true
+    }
+
+    /// Every parameter of every operation.
+    pub fn every_param(_: &Op, _: &Param) -> bool {
+        true
+    }
+
+    /// Every error of every operation.
+    pub fn every_error(_: &Op, _: u16) -> bool {
+        true
+    }
+
+    /// An operation whose success is exactly 200 (the charges).
+    pub fn exactly_200(op: &Op) -> bool {
+        op.success == Success::Exactly200
+    }
+
+    /// A cursor list.
+    pub fn cursor_list(op: &Op) -> bool {
+        op.list.map(|l| l.paging) == Some(Paging::Cursor)
+    }
+
+    /// The page size of a cursor list.
+    pub fn cursor_limit(op: &Op, p: &Param) -> bool {
+        matches!(p.role, Role::Limit { .. }) && cursor_list(op)
+    }
+
+    /// The page size of a list that is not a cursor list.
+    pub fn offset_limit(op: &Op, p: &Param) -> bool {
+        matches!(p.role, Role::Limit { .. }) && !cursor_list(op)
+    }
+
+    /// The direction of a cursor list.
+    pub fn cursor_direction(op: &Op, p: &Param) -> bool {
+        p.role == Role::Direction && cursor_list(op)
+    }
+
+    /// The direction of a list that is not a cursor list.
+    pub fn offset_direction(op: &Op, p: &Param) -> bool {
+        p.role == Role::Direction && !cursor_list(op)
+    }
+
+    /// An offset whose name API.md gives by purpose only (WIRE.md names it).
+    pub fn offset_named_by_wire(_: &Op, p: &Param) -> bool {
+        p.role == Role::Offset && p.named == Named::Wire
+    }
+
+    /// A filter.
+    pub fn filter(_: &Op, p: &Param) -> bool {
+        matches!(p.role, Role::Filter(_))
+    }
+
+    /// A filter of a list with more than one.
+    pub fn combined_filter(op: &Op, p: &Param) -> bool {
+        filter(op, p) && op.filters().count() > 1
+    }
+
+    /// A filter that takes several values.
+    pub fn multi_value_filter(_: &Op, p: &Param) -> bool {
+        matches!(p.role, Role::Filter(f) if f.many != Many::One)
+    }
+
+    /// A looked-up value of any lookup.
+    pub fn lookup(_: &Op, p: &Param) -> bool {
+        matches!(p.role, Role::Lookup(_))
+    }
+
+    /// A looked-up value the answer names back (`Lookup(Some(field))`).
+    pub fn lookup_named_back(_: &Op, p: &Param) -> bool {
+        matches!(p.role, Role::Lookup(Some(_)))
+    }
+
+    /// A looked-up value required with its type (`Lookup(None)`).
+    pub fn lookup_with_type(_: &Op, p: &Param) -> bool {
+        matches!(p.role, Role::Lookup(None))
+    }
+
+    /// The path id of an operation that is not a rotation (a rotation's
+    /// id is judged by what the rotation does).
+    pub fn path_id_not_rotated(op: &Op, _: &PathId) -> bool {
+        op.effect != Effect::Rotation
+    }
+
+    /// A 401 (every operation, Authentication 2).
+    pub fn unauthorized(_: &Op, status: u16) -> bool {
+        status == 401
+    }
+
+    /// A 404 for an unknown record named by the path.
+    pub fn unknown_path_id(op: &Op, status: u16) -> bool {
+        status == 404 && op.path_id.is_some()
+    }
+
+    /// A 400.
+    pub fn bad_request(_: &Op, status: u16) -> bool {
+        status == 400
+    }
+
+    /// The report export's body.
+    pub fn report_export(op: &Op) -> bool {
+        op.id == OpId::ReportExport
+    }
+}
