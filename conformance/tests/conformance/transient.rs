@@ -2,7 +2,7 @@
 //! evidence made only of them is inconclusive (exit 2), a 500 that comes
 //! back is a failure, and writes are never repeated blindly.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -118,8 +118,7 @@ fn losing_the_first_rotation_answer(server: &MockServer) -> RawServer {
             .collect();
         let _ = write!(to, "{head}Connection: close\r\n\r\n");
         let _ = to.write_all(&request.body);
-        let mut answer = Vec::new();
-        let _ = to.read_to_end(&mut answer);
+        let (answer, _) = aggpay_testkit::read_until_closed(&mut to, Duration::from_secs(10));
         if request.method == "PUT" && !lost.swap(true, Ordering::SeqCst) {
             return;
         }

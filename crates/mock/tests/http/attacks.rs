@@ -3,6 +3,7 @@
 //! own. During and after each, a normal request is answered within a
 //! second, and the process's peak memory stays bounded.
 
+use aggpay_testkit::read_until_closed;
 use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -93,7 +94,8 @@ fn stalled_bodies_never_freeze_the_server() {
     }
     let started = Instant::now();
     for s in &mut stalled {
-        let (answer, closed) = read_until_closed(s, Duration::from_secs(5));
+        let (answer, end) = read_until_closed(s, Duration::from_secs(5));
+        let closed = end.closed();
         assert!(closed, "a stalled connection stayed open");
         let text = String::from_utf8_lossy(&answer);
         assert!(text.starts_with("HTTP/1.1 400"), "{text}");
@@ -143,7 +145,9 @@ fn idle_and_slow_heads_are_closed_at_their_timeouts() {
     let mock = Process::start(&["--idle-timeout", "1", "--header-timeout", "1"], None);
     let mut idle = open_with(mock.addr, b"");
     let started = Instant::now();
-    let (_, closed) = read_until_closed(&mut idle, Duration::from_secs(5));
+    let closed = read_until_closed(&mut idle, Duration::from_secs(5))
+        .1
+        .closed();
     assert!(closed, "the idle connection stayed open");
     assert!(
         started.elapsed() < Duration::from_secs(3),
@@ -169,7 +173,9 @@ fn idle_and_slow_heads_are_closed_at_their_timeouts() {
         }
     }
     if !closed {
-        closed = read_until_closed(&mut slow, Duration::from_secs(2)).1;
+        closed = read_until_closed(&mut slow, Duration::from_secs(2))
+            .1
+            .closed();
     }
     assert!(closed, "the slow head was never cut");
     assert!(
@@ -197,7 +203,8 @@ fn a_length_with_a_transfer_encoding_is_refused() {
             )
             .as_bytes(),
         );
-        let (answer, closed) = read_until_closed(&mut s, Duration::from_secs(3));
+        let (answer, end) = read_until_closed(&mut s, Duration::from_secs(3));
+        let closed = end.closed();
         let text = String::from_utf8_lossy(&answer);
         assert!(text.starts_with("HTTP/1.1 400"), "{text}");
         assert!(text.contains(r#""code":"error.bad_request""#), "{text}");
@@ -262,7 +269,8 @@ fn the_connection_cap_sheds_idle_connections_and_refuses_cleanly() {
         )
         .as_bytes(),
     );
-    let (answer, closed) = read_until_closed(&mut newcomer, Duration::from_secs(3));
+    let (answer, end) = read_until_closed(&mut newcomer, Duration::from_secs(3));
+    let closed = end.closed();
     let text = String::from_utf8_lossy(&answer);
     assert!(text.starts_with("HTTP/1.1 503"), "{text}");
     assert!(

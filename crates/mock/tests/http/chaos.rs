@@ -1,6 +1,5 @@
 //! Transport chaos and latency, as a tool built on the client meets them.
 
-use std::io::Read;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -9,30 +8,15 @@ use aggpay_mock::{Chaos, Latency, MockConfig, MockServer};
 
 use crate::support::*;
 
-fn raw_get(server: &MockServer, path: &str) -> (Vec<u8>, Option<std::io::Error>) {
+fn raw_get(server: &MockServer, path: &str) -> (Vec<u8>, aggpay_testkit::End) {
     let mut s = TcpStream::connect(server.addr()).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let head = format!(
         "GET /v1/aggregators/{}{path} HTTP/1.1\r\nHost: x\r\n{KEY_HEADER}: {}\r\nConnection: close\r\n\r\n",
         server.aggregator_id(),
         server.secret_key().expose()
     );
     std::io::Write::write_all(&mut s, head.as_bytes()).unwrap();
-    const GIVE_UP: Duration = Duration::from_secs(30);
-    let began = Instant::now();
-    let mut out = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        match s.read(&mut buf) {
-            Ok(0) => return (out, None),
-            Ok(n) => out.extend_from_slice(&buf[..n]),
-            // A read with a timeout is never restarted by the kernel: a
-            // signal (or a stop and continue) makes it fail with EINTR,
-            // which is not the server's doing.
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted && began.elapsed() < GIVE_UP => {}
-            Err(e) => return (out, Some(e)),
-        }
-    }
+    aggpay_testkit::read_until_closed(&mut s, Duration::from_secs(30))
 }
 
 fn only(kind: &str) -> MockServer {
@@ -94,11 +78,11 @@ fn every_mishap_looks_as_documented_on_the_wire() {
     assert!(head.starts_with("http/1.1 200"), "{head}");
     assert!(got < declared && got > 0, "{got} of {declared}");
 
-    let (answer, error) = raw_get(&only("reset"), "/settlements/batches");
+    let (answer, end) = raw_get(&only("reset"), "/settlements/batches");
     let (_, declared, got) = framing(&answer);
     assert!(got < declared, "{got} of {declared}");
     assert_eq!(
-        error.map(|e| e.kind()),
+        end.error(),
         Some(std::io::ErrorKind::ConnectionReset),
         "a reset, not a clean close"
     );

@@ -324,8 +324,7 @@ pub fn raw_exchange(addr: std::net::SocketAddr, request: &[u8]) -> Option<(u16, 
         .set_write_timeout(Some(Duration::from_secs(10)))
         .ok()?;
     stream.write_all(request).ok()?;
-    let mut out = Vec::new();
-    let _ = stream.take(4 * 1024 * 1024).read_to_end(&mut out);
+    let (out, _) = aggpay_testkit::read_until_closed(&mut stream, Duration::from_secs(10));
     let text = String::from_utf8_lossy(&out);
     let status = text.split(' ').nth(1)?.parse().ok()?;
     let body = out
@@ -476,31 +475,4 @@ pub fn open_with(addr: std::net::SocketAddr, head: &[u8]) -> TcpStream {
         stream.write_all(head).unwrap();
     }
     stream
-}
-
-/// Reads until the peer closes or `within` passes; the bytes read and
-/// whether the peer closed.
-pub fn read_until_closed(stream: &mut TcpStream, within: Duration) -> (Vec<u8>, bool) {
-    let started = std::time::Instant::now();
-    let mut out = Vec::new();
-    let mut buf = [0u8; 8192];
-    stream
-        .set_read_timeout(Some(Duration::from_millis(100)))
-        .unwrap();
-    while started.elapsed() < within {
-        match stream.read(&mut buf) {
-            Ok(0) => return (out, true),
-            Ok(n) => out.extend_from_slice(&buf[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        // EINTR: a read with a timeout is never restarted.
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
-            Err(_) => return (out, true),
-        }
-    }
-    (out, false)
 }
