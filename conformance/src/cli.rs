@@ -220,6 +220,38 @@ impl Args {
     }
 }
 
+/// The command-line arguments that point the harness at `server`, a mock
+/// started elsewhere, as `--mock` points it at the built-in one: its URL,
+/// key and aggregator, every input its info gives, writes allowed. Add the
+/// program's name before them and any other flag after.
+///
+/// ```no_run
+/// use aggpay_mock::{MockConfig, MockServer};
+/// use clap::Parser;
+///
+/// let server = MockServer::start(MockConfig::new())?;
+/// let mut argv = vec!["aggpay-conformance".to_owned()];
+/// argv.extend(aggpay_conformance::mock_arguments(&server));
+/// argv.extend(["--format".to_owned(), "json".to_owned()]);
+/// let args = aggpay_conformance::Args::try_parse_from(argv)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn mock_arguments(server: &aggpay_mock::MockServer) -> Vec<String> {
+    let mut argv: Vec<String> = [
+        "--base-url",
+        server.url(),
+        "--key",
+        server.secret_key().expose(),
+        "--aggregator",
+        server.aggregator_id().as_str(),
+        "--allow-writes",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    argv.extend(crate::ctx::Inputs::of_mock(server.info()).flags());
+    argv
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

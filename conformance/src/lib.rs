@@ -21,7 +21,7 @@ mod rules;
 mod runner;
 mod sampling;
 
-pub use cli::{Args, Command, Format};
+pub use cli::{Args, Command, Format, mock_arguments};
 pub use openapi::document as openapi_document;
 pub use rules::{Cases, Level, Rule, Run, catalogue};
-pub use runner::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, mock_arguments, report_refused, run};
+pub use runner::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_refused, run};

@@ -305,6 +305,39 @@ impl Explorer<'_> {
         cases
     }
 
+    /// What each secret of a sweep opened (its answers kept as evidence);
+    /// a secret no key has must open nothing.
+    fn learn<'e>(
+        &self,
+        cases: &[(Of, OpId, Request)],
+        answers: &'e [Exchange],
+    ) -> Result<std::collections::BTreeMap<Of, (Opens, Vec<&'e Exchange>)>, Failure> {
+        let mut learned: std::collections::BTreeMap<Of, (Opens, Vec<&Exchange>)> =
+            Default::default();
+        for ((of, op, _), e) in cases.iter().zip(answers) {
+            let Some(status) = e.status().filter(|_| e.transient.is_none()) else {
+                continue;
+            };
+            let accepted = !matches!(status, 401 | 403);
+            if *of == Of::Nobody {
+                if accepted {
+                    return Err(self.check.fail(
+                        e,
+                        format!(
+                            "{} served a secret no key has (status {status})",
+                            Op::get(*op).name
+                        ),
+                    ));
+                }
+                continue;
+            }
+            let entry = learned.entry(*of).or_default();
+            entry.0.insert(*op, accepted);
+            entry.1.push(e);
+        }
+        Ok(learned)
+    }
+
     pub(super) fn sweep(
         &self,
         machine: &mut Machine,
@@ -328,29 +361,7 @@ impl Explorer<'_> {
         if let Some(write) = framed {
             self.judge_frame(machine, write, &frame_answers)?;
         }
-        let mut learned: std::collections::BTreeMap<Of, (Opens, Vec<&Exchange>)> =
-            Default::default();
-        for ((of, op, _), e) in cases.iter().zip(&answers) {
-            let Some(status) = e.status().filter(|_| e.transient.is_none()) else {
-                continue;
-            };
-            let accepted = !matches!(status, 401 | 403);
-            if *of == Of::Nobody {
-                if accepted {
-                    return Err(c.fail(
-                        e,
-                        format!(
-                            "{} served a secret no key has (status {status})",
-                            Op::get(*op).name
-                        ),
-                    ));
-                }
-                continue;
-            }
-            let entry = learned.entry(*of).or_default();
-            entry.0.insert(*op, accepted);
-            entry.1.push(e);
-        }
+        let learned = self.learn(&cases, &answers)?;
         let rotated_key = rotated.as_ref().map(|(k, _)| *k);
         for (of, (opens, exchanges)) in &learned {
             let evidence = |ops: &[OpId]| {

@@ -247,20 +247,13 @@ impl Bound {
     }
 }
 
-fn main() {
-    let server = MockServer::start(
-        // The large batch is the oldest completed one; the others are
-        // kept tiny so that the figure is the large batch's.
-        MockConfig::new()
-            .batches(4)
-            .max_batch_transactions(10)
-            .large_batch_transactions(1_000_000),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let dir = TempDir::new("aggpay-sync-bench");
+/// The 1,000,000-row batch into SQLite, held to its ceilings and its
+/// bound; the figures, and the network ceiling with its CPU seconds (the
+/// PostgreSQL figures share it).
+fn sqlite(server: &MockServer, dir: &TempDir) -> (Vec<Figure>, (f64, f64)) {
     let ((sqlite, sqlite_rate), sqlite_cpu) = with_cpu(None, || {
         million(
-            &server,
+            server,
             &dir.join("bench.db").display().to_string(),
             [
                 "sync_1m_rows_per_s",
@@ -270,9 +263,9 @@ fn main() {
         )
     });
     let mut figures = sqlite.to_vec();
-    let (network, network_cpu) = with_cpu(None, || network_ceiling(&server));
+    let (network, network_cpu) = with_cpu(None, || network_ceiling(server));
     let (store, store_cpu) = with_cpu(None, || {
-        store_ceiling(&server, &Target::Sqlite(dir.join("ceiling.db")), 1_000_000)
+        store_ceiling(server, &Target::Sqlite(dir.join("ceiling.db")), 1_000_000)
     });
     let ratio = sqlite_rate / network.min(store);
     figures.extend([
@@ -303,6 +296,13 @@ fn main() {
         }
         .figures(),
     );
+    (figures, (network, network_cpu))
+}
+
+/// The same batch into a local PostgreSQL (a cluster started here), held
+/// to its store ceiling and its bound; NaN figures without PostgreSQL.
+fn postgres(server: &MockServer, (network, network_cpu): (f64, f64)) -> Vec<Figure> {
+    let mut figures = Vec::new();
     let pg_names = [
         "sync_1m_pg_rows_per_s",
         "sync_1m_pg_peak_rss_mb",
@@ -317,12 +317,12 @@ fn main() {
     match PgCluster::start() {
         Some(pg) => {
             let ((figs, pg_rate), pg_cpu) = with_cpu(Some(&pg), || {
-                million(&server, &pg.database("bench"), pg_names)
+                million(server, &pg.database("bench"), pg_names)
             });
             figures.extend(figs);
             let target = Target::parse(&pg.database("ceiling"));
             let (store, store_cpu) =
-                with_cpu(Some(&pg), || store_ceiling(&server, &target, 1_000_000));
+                with_cpu(Some(&pg), || store_ceiling(server, &target, 1_000_000));
             let ratio = pg_rate / network.min(store);
             figures.extend([
                 (
@@ -351,6 +351,22 @@ fn main() {
                 .map(|name| (name, f64::NAN, "(skipped: no PostgreSQL)")),
         ),
     }
+    figures
+}
+
+fn main() {
+    let server = MockServer::start(
+        // The large batch is the oldest completed one; the others are
+        // kept tiny so that the figure is the large batch's.
+        MockConfig::new()
+            .batches(4)
+            .max_batch_transactions(10)
+            .large_batch_transactions(1_000_000),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let dir = TempDir::new("aggpay-sync-bench");
+    let (mut figures, network) = sqlite(&server, &dir);
+    figures.extend(postgres(&server, network));
     figures.extend(side_by_side(&dir));
     figures.extend(chaos(&dir));
     for (name, value, target) in &figures {
