@@ -18,8 +18,10 @@ default:
 lint := 'RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"'
 
 # Format check, the lint wrapper proven, the minimum Rust version held,
-# lints as errors (every target:
-# libraries, binaries, tests, examples, benches), every test, the API
+# lints as errors (every target: libraries, binaries and examples as the
+# programs they are, tests, benches; the examples are built by
+# `.ci/run-tests`'s `cargo test --no-run`, once: `--all-targets` would
+# also build each as a test harness), every test, the API
 # documentation (warnings as errors), and the examples against the mock. The
 # tests are `cargo test --workspace`'s, run by `.ci/run-tests` in two lanes
 # at once (the harness's CPU-bound suite beside the rest, which mostly
@@ -28,7 +30,7 @@ test:
     cargo fmt --all -- --check
     {{just_executable()}} lint-works
     {{just_executable()}} msrv
-    {{lint}} cargo test --workspace --all-targets --features aggpay-sync/ceilings --locked --no-run
+    {{lint}} cargo test --workspace --lib --tests --benches --features aggpay-sync/ceilings --locked --no-run
     {{lint}} python3 .ci/run-tests
     {{just_executable()}} examples
 
