@@ -51,7 +51,10 @@
 //! - **Models** are plain structs with public fields, marked
 //!   `#[non_exhaustive]`: new fields of the API become new fields here
 //!   without breaking your code. Enumerations keep unknown values
-//!   (`Other(String)`).
+//!   (`Other(String)`). The free text of records that come in lists is a
+//!   [`Text`], which reads as a `&str` and holds short values inline, and
+//!   identifiers do the same: a page of a hundred transactions decodes
+//!   without a heap allocation per field.
 //! - **Errors** are one [`Error`] type, small to move (a box), whose
 //!   [`Error::kind`] is the [`ErrorKind`] enum to match on. The transport
 //!   library's errors are not part of the API: their words (secrets
