@@ -3,9 +3,12 @@
 //! at a lower scheduling priority, so that where cores are few, or shared
 //! with the server, the writer gets a core whenever it has pages, and the
 //! helpers take the rest: the pages queued ahead keep it fed while they
-//! wait. Measured on 2 cores with the mock beside the tool: the writer
-//! waited for a core 1.6 s of an 8.4 s sync, about 1 s with its helpers
-//! lowered, and the sync took 7 % less time (BENCHMARKS.md).
+//! wait. Measured on 2 cores with the mock beside the tool, old and new
+//! binaries alternated: the writer's wait for a core fell from 22 % to
+//! 14 % of the sync, and the sync took 5-7 % less time (BENCHMARKS.md).
+//! With PostgreSQL the server's backend is the limit: lowering the writer
+//! too (the whole process at nice 10) made that sync slower, so the
+//! writer keeps its priority.
 
 /// How much lower than the thread that starts them the helpers run: nice
 /// 10 above, a tenth of the writer's share of a contended core.
