@@ -15,6 +15,12 @@ default:
 # stop working, replace `{{lint}}` in `test` by a plain `cargo clippy
 # --workspace --all-targets --locked -- -D warnings` step (`just clippy`)
 # before the build: the same lints, the dependencies built twice.
+# The features the tests are built with, beside each package's defaults:
+# the sync bench's ceilings (so that the bench is built and linted). One
+# home: `.ci/run-tests` and `.ci/msrv` read it from the environment, so
+# that their cargo commands find this build and make no other.
+export AGGPAY_BUILD_FEATURES := "aggpay-sync/ceilings"
+
 lint := 'RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"'
 
 # Format check, the lint wrapper proven, the minimum Rust version held,
@@ -30,7 +36,7 @@ test:
     cargo fmt --all -- --check
     {{just_executable()}} lint-works
     {{just_executable()}} msrv
-    {{lint}} cargo test --workspace --lib --tests --benches --features aggpay-sync/ceilings --locked --no-run
+    {{lint}} cargo test --workspace --lib --tests --benches --features "$AGGPAY_BUILD_FEATURES" --locked --no-run
     {{lint}} python3 .ci/run-tests
     {{just_executable()}} examples
 

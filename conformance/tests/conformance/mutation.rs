@@ -68,25 +68,24 @@ fn every_fault(
             config = config.chaos(chaos.retry_after(std::time::Duration::ZERO));
         }
         let server = MockServer::start(config).unwrap();
-        let mut args = vec!["--strict".to_owned()];
+        let named: Vec<&str> = claimed
+            .get(fault.name())
+            .map(|rules| rules.iter().map(String::as_str).collect())
+            .unwrap_or_default();
+        let named = named.join(",");
+        let mut args = vec!["--strict"];
         if chaos.is_some() {
-            let named = claimed.get(fault.name()).cloned().unwrap_or_default();
-            let named: Vec<String> = named.into_iter().collect();
-            args.extend(["--rules".to_owned(), named.join(",")]);
+            args.extend(["--rules", &named]);
         } else if !explored.contains(fault) {
-            args.extend(["--skip".to_owned(), "explore.*".to_owned()]);
+            args.extend(["--skip", "explore.*"]);
         }
         // Through chaos a run mostly waits out backoff: a few more
         // requests in flight overlap the waits.
-        args.extend(
-            if chaos.is_some() {
-                ["--jobs", "4"]
-            } else {
-                BESIDE_OTHERS
-            }
-            .map(str::to_owned),
-        );
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        args.extend(if chaos.is_some() {
+            ["--jobs", "4"]
+        } else {
+            BESIDE_OTHERS
+        });
         let (code, report) = json_run(&server, &args);
         let failed = with_status(&report, "failed")
             .into_iter()

@@ -1,19 +1,23 @@
 //! CPU time of processes, from Linux's `/proc`, for the benches that hold
 //! a run to what its cores allow.
 
-/// CPU seconds (user and system) process `pid` has used, with those of
-/// its children it has waited for (`/proc/<pid>/stat`, fields 14 to 17,
-/// in clock ticks of 1/100 s: Linux's `USER_HZ`); `None` where there is
-/// no such file (another system, or the process gone).
-pub fn cpu_seconds(pid: u32) -> Option<f64> {
+/// The fields of `/proc/<pid>/stat` after the command name (which is in
+/// parentheses and may hold spaces): field 4 (the parent) is the second.
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The fields after the command name, which is in parentheses and may
-    // hold spaces: utime, stime, cutime and cstime are fields 14 to 17.
     let after = stat.rsplit_once(')')?.1;
-    let ticks: Option<Vec<f64>> = after
-        .split_whitespace()
-        .skip(11)
-        .take(4)
+    Some(after.split_whitespace().map(str::to_owned).collect())
+}
+
+/// CPU seconds (user and system) process `pid` has used, with those of
+/// its children it has waited for (fields 14 to 17: utime, stime, cutime,
+/// cstime, in clock ticks of 1/100 s: Linux's `USER_HZ`); `None` where
+/// there is no such file (another system, or the process gone).
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let fields = stat_fields(pid)?;
+    let ticks: Option<Vec<f64>> = fields
+        .get(11..15)?
+        .iter()
         .map(|t| t.parse::<f64>().ok())
         .collect();
     Some(ticks?.iter().sum::<f64>() / 100.0)
@@ -32,12 +36,7 @@ pub fn tree_cpu_seconds(pid: u32) -> Option<f64> {
         else {
             continue;
         };
-        let parent = std::fs::read_to_string(format!("/proc/{child}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
-            });
+        let parent = stat_fields(child).and_then(|f| f.get(1)?.parse::<u32>().ok());
         if parent == Some(pid) {
             total += cpu_seconds(child).unwrap_or(0.0);
         }
