@@ -23,15 +23,16 @@ export AGGPAY_BUILD_FEATURES := "aggpay-sync/ceilings"
 
 lint := 'RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"'
 
-# Format check, the lint wrapper proven, the minimum Rust version held,
+# Format check, the wrappers proven, the minimum Rust version held,
 # lints as errors (every target: libraries, binaries and examples as the
 # programs they are, tests, benches; the examples are built by
 # `.ci/run-tests`'s `cargo test --no-run`, once: `--all-targets` would
 # also build each as a test harness), every test, the API
-# documentation (warnings as errors), and the examples against the mock. The
-# tests are `cargo test --workspace`'s, run by `.ci/run-tests` in two lanes
-# at once (the harness's CPU-bound suite beside the rest, which mostly
-# waits): the same binaries and doctests, about a minute sooner.
+# documentation (warnings as errors, with the doctests: `.ci/rustdoc`),
+# and the examples against the mock. The tests are `cargo test
+# --workspace`'s, run by `.ci/run-tests` in two lanes at once (the
+# harness's CPU-bound suite beside the rest, which mostly waits): the
+# same binaries and doctests, about a minute sooner.
 test:
     cargo fmt --all -- --check
     {{just_executable()}} lint-works
@@ -40,12 +41,14 @@ test:
     {{lint}} python3 .ci/run-tests
     {{just_executable()}} examples
 
-# Proves the lint wrapper still refuses a lint: a scratch crate with one
-# (`clone_on_copy`) must fail to build under `{{lint}}`, and one with a
-# standard-library item newer than its `rust-version` too
+# Proves the wrappers still refuse what they check: a scratch crate with
+# a lint (`clone_on_copy`) must fail to build under `{{lint}}`, and one
+# with a standard-library item newer than its `rust-version` too
 # (`incompatible_msrv`: what holds our own code to the declared minimum
 # Rust, where no older toolchain can be installed; `.ci/msrv` holds the
-# dependencies to it).
+# dependencies to it); and a broken intra-doc link must fail its
+# doctests through `.ci/rustdoc` (the API documentation check of `just
+# test`; should it ever stop working, run `just doc` in its place).
 lint-works:
     #!/usr/bin/env bash
     set -euo pipefail
@@ -60,6 +63,12 @@ lint-works:
     fi
     grep -q clone_on_copy "$dir/err" || { cat "$dir/err" >&2; exit 1; }
     grep -q incompatible_msrv "$dir/err" || { cat "$dir/err" >&2; exit 1; }
+    printf '/// Not [`Nowhere`].\n///\n/// ```\n/// assert_eq!(planted::linked(), 1);\n/// ```\npub fn linked() -> u32 {\n    1\n}\n' >> "$dir/src/lib.rs"
+    if RUSTDOC="$PWD/.ci/rustdoc" cargo test -q --doc --offline --manifest-path "$dir/Cargo.toml" --target-dir "$dir/target" 2> "$dir/err" > /dev/null; then
+        echo ".ci/rustdoc let a broken intra-doc link through: run just doc instead (see lint-works)" >&2
+        exit 1
+    fi
+    grep -q 'unresolved link to `Nowhere`' "$dir/err" || { cat "$dir/err" >&2; exit 1; }
 
 # Every dependency builds with the declared minimum Rust (`rust-version`).
 msrv:
@@ -86,7 +95,9 @@ mock *ARGS:
 conformance *ARGS:
     cargo run --locked --release -p aggpay-conformance -- {{ARGS}}
 
-# Build the API documentation, warnings as errors.
+# Build the API documentation, warnings as errors. `just test` checks the
+# same with the test build's libraries (`.ci/rustdoc`, beside the
+# doctests): `cargo doc` would check every dependency again.
 doc:
     RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
