@@ -13,6 +13,7 @@ mod ops;
 pub mod resources;
 mod rooms;
 pub mod subject;
+mod walk;
 
 pub use errors::{ERRORS, Form, Message, REFERENCES, error_case};
 
@@ -47,9 +48,10 @@ pub mod names {
     pub const STATUS: &str = "status";
 }
 pub use ops::{BATCH_STATUSES, OPS};
-pub use resources::{CountForm, Field, Kind, Path, visit};
+pub use resources::{CountForm, Field, Kind};
 pub use rooms::ROOMS;
 pub use subject::{Said, Subject};
+pub use walk::Walk;
 
 /// The 17 operations of API.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

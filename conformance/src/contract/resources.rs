@@ -492,54 +492,6 @@ pub const TABLES: &[(&str, &[Field])] = &[
     ("WebhookEndpoint", WEBHOOK),
 ];
 
-/// Where a field is in an answer (`batches[2].token`), written out only
-/// when shown: the observers visit every field of every row of every
-/// answer, and a path formatted for each visit was a third of a run's CPU.
-#[derive(Debug, Clone, Copy)]
-pub enum Path<'a> {
-    /// The answer's `data`.
-    Root,
-    /// A field of the place before.
-    Field(&'a Path<'a>, &'static str),
-    /// An element of the array before.
-    Index(&'a Path<'a>, usize),
-}
-
-impl std::fmt::Display for Path<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Path::Root => Ok(()),
-            Path::Field(Path::Root, name) => f.write_str(name),
-            Path::Field(before, name) => write!(f, "{before}.{name}"),
-            Path::Index(before, i) => write!(f, "{before}[{i}]"),
-        }
-    }
-}
-
-/// Visits every field of `fields` in `value`, recursing into objects and
-/// arrays of objects; `path` names the place.
-pub fn visit(
-    value: &Value,
-    fields: &[Field],
-    path: &Path<'_>,
-    out: &mut impl FnMut(&Path<'_>, &Field, Option<&Value>),
-) {
-    for field in fields {
-        let here = Path::Field(path, field.name);
-        let v = value.get(field.name);
-        out(&here, field, v);
-        match (field.kind, v) {
-            (Kind::Obj(inner), Some(obj)) if obj.is_object() => visit(obj, inner, &here, out),
-            (Kind::Arr(inner), Some(Value::Array(items))) if !inner.is_empty() => {
-                for (i, item) in items.iter().enumerate() {
-                    visit(item, inner, &Path::Index(&here, i), out);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -549,16 +501,5 @@ mod tests {
         assert_eq!(CHARGES.len(), 9);
         assert_eq!(TRANSACTION.len(), 27);
         assert!(TRANSACTION.iter().all(|f| !f.name.is_empty()));
-        let mut seen = Vec::new();
-        visit(
-            &serde_json::json!({"batches": [{"id": "1"}]}),
-            BATCH_LIST,
-            &Path::Root,
-            &mut |p, _, _| seen.push(p.to_string()),
-        );
-        assert!(seen.contains(&"batches[0].id".to_owned()));
-        assert!(
-            seen.contains(&"count.total_count".to_owned()) || seen.contains(&"count".to_owned())
-        );
     }
 }

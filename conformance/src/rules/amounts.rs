@@ -5,11 +5,11 @@ use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::{Cases, first_of, rows_of, strings};
+use super::observe::{Cases, Observed, first_of, rows_of, strings};
 use super::{Level, Rule, Run};
 use crate::contract::Kind;
 use crate::contract::subject::{Said, Subject};
-use crate::http::{Exchange, show};
+use crate::http::show;
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -56,7 +56,7 @@ pub fn rules() -> Vec<Rule> {
     ]
 }
 
-fn paisa(e: &Exchange) -> Option<String> {
+fn paisa(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
         |k| k == Kind::Amount,
@@ -70,7 +70,7 @@ fn paisa(e: &Exchange) -> Option<String> {
     )
 }
 
-fn currency(e: &Exchange) -> Option<String> {
+fn currency(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
         |k| k == Kind::Currency,
@@ -116,7 +116,7 @@ fn net_of(row: &Value) -> Option<String> {
     })
 }
 
-fn net(e: &Exchange) -> Option<String> {
+fn net(e: &Observed<'_>) -> Option<String> {
     let charges = e
         .op()
         .filter(|o| o.name == "charges")

@@ -1,10 +1,9 @@
 //! body.*: every body, success or error, is JSON: labelled as JSON, read
 //! strictly, one meaning.
 
-use super::observe::Cases;
+use super::observe::{Cases, Observed};
 use super::{Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
-use crate::http::Exchange;
 use aggpay_mock::Fault;
 
 pub fn rules() -> Vec<Rule> {
@@ -57,7 +56,7 @@ pub fn is_json_media_type(content_type: &str) -> bool {
             .is_some_and(|(kind, sub)| kind == "application" && sub.ends_with("+json"))
 }
 
-fn media_type(e: &Exchange) -> Option<String> {
+fn media_type(e: &Observed<'_>) -> Option<String> {
     // A body that is not JSON is body.json's; a missing label the
     // observation wire.content-type-json's.
     e.json.as_ref()?;
@@ -70,7 +69,7 @@ fn media_type(e: &Exchange) -> Option<String> {
     })
 }
 
-fn one_meaning(e: &Exchange) -> Option<String> {
+fn one_meaning(e: &Observed<'_>) -> Option<String> {
     let d = e.duplicates.iter().find(|d| !d.agrees())?;
     let values: Vec<String> = d
         .values
@@ -87,7 +86,7 @@ fn one_meaning(e: &Exchange) -> Option<String> {
     ))
 }
 
-fn json(e: &Exchange) -> Option<String> {
+fn json(e: &Observed<'_>) -> Option<String> {
     if let Some(why) = &e.undecodable {
         return Some(why.clone());
     }

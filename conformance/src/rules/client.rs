@@ -5,11 +5,10 @@ use aggpay_mock::Fault;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::observe::Cases;
+use super::observe::{Cases, Observed};
 use super::{Level, Rule, Run};
 use crate::contract::OpId;
 use crate::contract::subject::{Subject, on};
-use crate::http::Exchange;
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
@@ -53,7 +52,7 @@ fn rows<T: DeserializeOwned>(data: &Value, key: &str) -> Result<(), String> {
         .try_for_each(|(i, row)| decode::<T>(row).map_err(|e| format!("{key}[{i}]: {e}")))
 }
 
-fn decodes(e: &Exchange) -> Option<String> {
+fn decodes(e: &Observed<'_>) -> Option<String> {
     use aggpay::{
         AccessKey, AccountInfo, Aggregator, AggregatorMerchant, Alias, LedgerAccount,
         PaymentCharges, QrCode, RailMerchant, Refund, ReportExport, SettlementBatch, Transaction,

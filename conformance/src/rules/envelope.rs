@@ -4,10 +4,10 @@
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::{Cases, from_log};
+use super::observe::{Cases, Observed, from_log};
 use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
-use crate::http::{Exchange, show};
+use crate::http::show;
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
@@ -29,7 +29,7 @@ pub fn rules() -> Vec<Rule> {
     }]
 }
 
-fn observe(e: &Exchange) -> Option<String> {
+fn observe(e: &Observed<'_>) -> Option<String> {
     if !e.success() {
         return None;
     }

@@ -5,7 +5,7 @@
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::Cases;
+use super::observe::{Cases, Observed};
 use super::support::Judge;
 use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
@@ -126,7 +126,7 @@ pub fn form(e: &Exchange) -> Option<String> {
         .map(|why| format!("a {}: {why}", case.status))
 }
 
-fn observe(e: &Exchange) -> Option<String> {
+fn observe(e: &Observed<'_>) -> Option<String> {
     form(e).map(|why| match e.op() {
         Some(op) => format!("{}: {why}", op.name),
         None => why,

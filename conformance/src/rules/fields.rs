@@ -4,11 +4,11 @@
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::{Cases, Verdict, first_of, rows_of, schema, strings};
+use super::observe::{Cases, Observed, Verdict, first_of, rows_of, schema, strings};
 use super::{Level, Rule, Run};
 use crate::contract::Kind;
 use crate::contract::subject::{Said, Subject};
-use crate::http::{Exchange, show};
+use crate::http::show;
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -99,7 +99,7 @@ pub fn rules() -> Vec<Rule> {
     ]
 }
 
-fn required(e: &Exchange) -> Option<String> {
+fn required(e: &Observed<'_>) -> Option<String> {
     schema(e, |field, value| match value {
         None => Verdict::Bad("missing".into()),
         // A count's JSON type is `lists.count-type`'s business.
@@ -113,7 +113,7 @@ fn required(e: &Exchange) -> Option<String> {
     })
 }
 
-fn enums(e: &Exchange) -> Option<String> {
+fn enums(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
         |k| matches!(k, Kind::OneOf(_) | Kind::Named(_)),
@@ -129,11 +129,11 @@ fn enums(e: &Exchange) -> Option<String> {
 
 /// The model's invariants, on every answer: one home for each
 /// state-bound statement, which the random sequences hold too.
-fn state_bound(e: &Exchange) -> Option<String> {
+fn state_bound(e: &Observed<'_>) -> Option<String> {
     crate::model::invariants::of_answer(e.op()?.id, e)
 }
 
-fn event_filter(e: &Exchange) -> Option<String> {
+fn event_filter(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
         |k| k == Kind::EventJson,
@@ -154,7 +154,7 @@ fn is_absolute(url: &str) -> bool {
     })
 }
 
-fn webhook_url(e: &Exchange) -> Option<String> {
+fn webhook_url(e: &Observed<'_>) -> Option<String> {
     first_of(
         rows_of(e, "webhooks", "endpoints")
             .filter(|h| h["url"].as_str().is_some_and(|u| !is_absolute(u)))
@@ -187,7 +187,7 @@ fn masking(iban: &str, redacted: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn redacted_iban(e: &Exchange) -> Option<String> {
+fn redacted_iban(e: &Observed<'_>) -> Option<String> {
     if e.op().is_none_or(|o| o.name != "aggregator") {
         return None;
     }

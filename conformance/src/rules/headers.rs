@@ -1,10 +1,9 @@
 //! headers.*: every response carries Content-Length and Date. Judged on
 //! every exchange of the run, as it happens.
 
-use super::observe::Cases;
+use super::observe::{Cases, Observed};
 use super::{Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
-use crate::http::Exchange;
 use aggpay_mock::Fault;
 
 pub fn rules() -> Vec<Rule> {
@@ -32,7 +31,7 @@ pub fn rules() -> Vec<Rule> {
     ]
 }
 
-fn content_length(e: &Exchange) -> Option<String> {
+fn content_length(e: &Observed<'_>) -> Option<String> {
     match e
         .header("content-length")
         .map(|v| v.trim().parse::<usize>())
@@ -47,7 +46,7 @@ fn content_length(e: &Exchange) -> Option<String> {
     }
 }
 
-fn date(e: &Exchange) -> Option<String> {
+fn date(e: &Observed<'_>) -> Option<String> {
     match e.header("date") {
         None => Some("no Date header".into()),
         Some(d) if is_http_date(d) => None,

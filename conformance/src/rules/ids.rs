@@ -7,7 +7,7 @@ use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::{Cases, first_of, rows_of, strings};
+use super::observe::{Cases, Observed, first_of, rows_of, strings};
 use super::support::Judge;
 use super::{Check, Failure, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
@@ -118,7 +118,7 @@ pub fn rules() -> Vec<Rule> {
     ]
 }
 
-fn prefixes(e: &Exchange) -> Option<String> {
+fn prefixes(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
         |k| matches!(k, Kind::Prefix(_) | Kind::PrefixOrEmpty(_)),
@@ -131,7 +131,7 @@ fn prefixes(e: &Exchange) -> Option<String> {
     )
 }
 
-fn numeric(e: &Exchange) -> Option<String> {
+fn numeric(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
         |k| matches!(k, Kind::Numeric | Kind::NumStr),
@@ -145,7 +145,7 @@ fn numeric(e: &Exchange) -> Option<String> {
     )
 }
 
-fn batch_tokens(e: &Exchange) -> Option<String> {
+fn batch_tokens(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
         |k| k == Kind::Batch,
@@ -176,7 +176,7 @@ fn key_shape(key: &Value) -> Option<String> {
     })
 }
 
-fn key_shapes(e: &Exchange) -> Option<String> {
+fn key_shapes(e: &Observed<'_>) -> Option<String> {
     let rotated = e
         .op()
         .filter(|o| o.id == OpId::Rotate)

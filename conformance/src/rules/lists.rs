@@ -3,11 +3,11 @@
 use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 
-use super::observe::{Cases, Verdict, schema};
+use super::observe::{Cases, Observed, Verdict, schema};
 use super::{Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use crate::contract::{CountForm, Kind};
-use crate::http::{Exchange, show};
+use crate::http::show;
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
@@ -27,7 +27,7 @@ pub fn rules() -> Vec<Rule> {
     }]
 }
 
-fn count_types(e: &Exchange) -> Option<String> {
+fn count_types(e: &Observed<'_>) -> Option<String> {
     schema(e, |field, value| match (field.kind, value) {
         (Kind::Count(form), Some(v)) => {
             let as_string = form == CountForm::Text;

@@ -4,14 +4,15 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use super::observe::Observed;
 use crate::http::{Exchange, Watch};
 
 /// How many offending exchanges a rule keeps as evidence.
 const KEEP: usize = 5;
 
 /// A rule that judges every exchange of the run as it happens: the id of
-/// the rule and its verdict on one exchange (`Some(why)` when broken).
-pub type Observer = (&'static str, fn(&Exchange) -> Option<String>);
+/// the rule and its verdict on one answer (`Some(why)` when broken).
+pub type Observer = (&'static str, fn(&Observed<'_>) -> Option<String>);
 
 /// What the rules that judge every answer found, per rule: evidence kept
 /// and the count.
@@ -98,15 +99,21 @@ impl AnswerLog {
 
 impl Watch for AnswerLog {
     fn answered(&self, e: &Exchange) {
+        // Judged before the log is locked: the requests in flight are
+        // judged at once, and only what they found waits its turn.
+        let answer = Observed::new(e);
+        let found: Vec<(&'static str, String)> = self
+            .observers
+            .iter()
+            .filter_map(|(rule, judge)| Some((*rule, judge(&answer)?)))
+            .collect();
         let mut log = self.lock();
         log.answered += 1;
         if e.success() {
             log.successes += 1;
         }
-        for (rule, judge) in &self.observers {
-            if let Some(why) = judge(e) {
-                log.note(rule, why, e);
-            }
+        for (rule, why) in found {
+            log.note(rule, why, e);
         }
     }
 }

@@ -19,7 +19,7 @@ mod rule {
     use std::fmt;
 
     use super::log::Observer;
-    use super::observe::{self, Cases};
+    use super::observe::{self, Cases, Observed};
     use crate::ctx::Ctx;
     use crate::http::{Exchange, Request};
 
@@ -87,11 +87,14 @@ mod rule {
         /// It judges every answer of the run as it is made (`Some(why)`
         /// when broken), and is reported after every other rule; its cases
         /// are the answers it counts.
-        EveryAnswer(fn(&Exchange) -> Option<String>, Cases),
+        EveryAnswer(fn(&Observed<'_>) -> Option<String>, Cases),
         /// Both: it judges every answer, then its check adds what it
         /// judges of its own (given the answers' verdict by
         /// `from_log`).
-        EveryAnswerAnd(fn(&Exchange) -> Option<String>, fn(&Check<'_>) -> Outcome),
+        EveryAnswerAnd(
+            fn(&Observed<'_>) -> Option<String>,
+            fn(&Check<'_>) -> Outcome,
+        ),
     }
 
     impl fmt::Debug for Run {

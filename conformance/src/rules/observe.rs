@@ -3,11 +3,52 @@
 //! routes it to. A field missing only on later pages, or on a record no
 //! probe looked at, is seen wherever any request met it.
 
+use std::cell::OnceCell;
+use std::ops::Deref;
+
 use serde_json::Value;
 
 use super::{Check, Outcome};
-use crate::contract::{Field, Kind, Path, visit};
+use crate::contract::{Field, Kind, Walk};
 use crate::http::Exchange;
+
+/// An answer as the rules that judge every answer see it: the exchange,
+/// and the fields its operation's table names in its `data`, walked once
+/// for all of them, when the first asks.
+#[derive(Debug)]
+pub struct Observed<'e> {
+    exchange: &'e Exchange,
+    walk: OnceCell<Option<Walk<'e>>>,
+}
+
+impl<'e> Observed<'e> {
+    /// `exchange`, not walked yet.
+    pub fn new(exchange: &'e Exchange) -> Self {
+        Self {
+            exchange,
+            walk: OnceCell::new(),
+        }
+    }
+
+    /// The fields of a success's `data` by its operation's table (none
+    /// for an answer of no operation, or not a success with data).
+    pub fn walk(&self) -> Option<&Walk<'e>> {
+        self.walk
+            .get_or_init(|| {
+                let e = self.exchange;
+                Some(Walk::new(e.data()?, e.op()?.data))
+            })
+            .as_ref()
+    }
+}
+
+impl Deref for Observed<'_> {
+    type Target = Exchange;
+
+    fn deref(&self) -> &Exchange {
+        self.exchange
+    }
+}
 
 /// A field's verdict under one rule.
 pub enum Verdict {
@@ -17,39 +58,33 @@ pub enum Verdict {
     Bad(String),
 }
 
-/// Walks the `data` of a success with its operation's table; the first
-/// violation `judge` finds, and how many more.
+/// Judges every field of a success's `data` by its operation's table;
+/// the first violation `judge` finds, and how many more.
 pub fn schema(
-    e: &Exchange,
+    e: &Observed<'_>,
     mut judge: impl FnMut(&Field, Option<&Value>) -> Verdict,
 ) -> Option<String> {
-    let (Some(op), Some(data)) = (e.op(), e.data()) else {
+    let (Some(op), Some(walk)) = (e.op(), e.walk()) else {
         return None;
     };
-    let mut first: Option<String> = None;
-    let mut more = 0;
-    visit(data, op.data, &Path::Root, &mut |path, field, value| {
-        if let Verdict::Bad(why) = judge(field, value) {
-            if first.is_none() {
-                first = Some(format!("{}: {path}: {why}", op.name));
-            } else {
-                more += 1;
-            }
-        }
-    });
-    first.map(|f| {
-        if more > 0 {
-            format!("{f} (and {more} more in this answer)")
-        } else {
-            f
-        }
-    })
+    let mut bad = walk
+        .fields()
+        .iter()
+        .filter_map(|met| match judge(met.field, met.value) {
+            Verdict::Bad(why) => Some((met.at, why)),
+            Verdict::Skip | Verdict::Ok => None,
+        });
+    // Only the first is written out: a broken server breaks a field on
+    // every row.
+    let (at, why) = bad.next()?;
+    let first = format!("{}: {}: {why}", op.name, walk.path(at));
+    Some(and_more(first, bad.count()))
 }
 
 /// Judges string fields of the kinds `applies` selects with `ok`; a field
 /// missing or of another JSON type is `fields.required`'s business.
 pub fn strings(
-    e: &Exchange,
+    e: &Observed<'_>,
     applies: impl Fn(Kind) -> bool,
     ok: impl Fn(Kind, &str) -> Result<(), String>,
 ) -> Option<String> {
@@ -80,12 +115,15 @@ pub fn rows_of<'e>(e: &'e Exchange, op: &str, key: &str) -> impl Iterator<Item =
 pub fn first_of(findings: impl IntoIterator<Item = String>) -> Option<String> {
     let mut it = findings.into_iter();
     let first = it.next()?;
-    let more = it.count();
-    Some(if more > 0 {
+    Some(and_more(first, it.count()))
+}
+
+fn and_more(first: String, more: usize) -> String {
+    if more > 0 {
         format!("{first} (and {more} more in this answer)")
     } else {
         first
-    })
+    }
 }
 
 /// Which answers a rule that judges every answer counts as its cases.

@@ -4,7 +4,7 @@
 use aggpay_mock::Fault;
 use serde_json::Value;
 
-use super::observe::{Cases, Verdict, schema};
+use super::observe::{Cases, Observed, Verdict, schema};
 use super::support::Judge;
 use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::OpId;
@@ -51,7 +51,7 @@ fn path_aggregator(e: &Exchange) -> Option<&str> {
     Some(rest.split(['/', '?']).next().unwrap_or(rest))
 }
 
-fn aggregator(e: &Exchange) -> Option<String> {
+fn aggregator(e: &Observed<'_>) -> Option<String> {
     let want = path_aggregator(e)?;
     let op = e.op()?;
     let data = e.data()?;

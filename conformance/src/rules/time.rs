@@ -4,11 +4,10 @@
 use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 
-use super::observe::{Cases, from_log, strings};
+use super::observe::{Cases, Observed, from_log, strings};
 use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use crate::contract::{Kind, OpId};
-use crate::http::Exchange;
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -56,7 +55,7 @@ pub fn rules() -> Vec<Rule> {
     ]
 }
 
-fn timestamps(e: &Exchange) -> Option<String> {
+fn timestamps(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
         |k| matches!(k, Kind::Ts | Kind::NullTs),
@@ -71,7 +70,7 @@ fn timestamps(e: &Exchange) -> Option<String> {
     )
 }
 
-fn null_timestamps(e: &Exchange) -> Option<String> {
+fn null_timestamps(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
         |k| k == Kind::NullTs,
@@ -85,7 +84,7 @@ fn null_timestamps(e: &Exchange) -> Option<String> {
     )
 }
 
-fn dates(e: &Exchange) -> Option<String> {
+fn dates(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
         |k| k == Kind::Date,

@@ -6,14 +6,14 @@ use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::observe::Cases;
+use super::observe::{Cases, Observed};
 use super::paging::fetch;
 use super::support::{Judge, text};
 use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{OpId, names};
 use crate::ctx::Sampled;
-use crate::http::{Auth, Exchange, Request};
+use crate::http::{Auth, Request};
 use crate::model::{ListModel, id_of};
 
 /// The cursor lists observed: the batches and the largest transactions.
@@ -195,7 +195,7 @@ fn answers() -> Vec<Rule> {
     ]
 }
 
-fn success_200(e: &Exchange) -> Option<String> {
+fn success_200(e: &Observed<'_>) -> Option<String> {
     // The charges' 200 is a required rule of its own (status.charges-200).
     if e.op().is_some_and(|op| op.id == OpId::Charges) {
         return None;
@@ -205,7 +205,7 @@ fn success_200(e: &Exchange) -> Option<String> {
         .then(|| format!("success answered {status}, not 200"))
 }
 
-fn unique_members(e: &Exchange) -> Option<String> {
+fn unique_members(e: &Observed<'_>) -> Option<String> {
     let d = e.duplicates.first()?;
     Some(format!(
         "the body names {} {} times",
@@ -214,7 +214,7 @@ fn unique_members(e: &Exchange) -> Option<String> {
     ))
 }
 
-fn content_type_json(e: &Exchange) -> Option<String> {
+fn content_type_json(e: &Observed<'_>) -> Option<String> {
     let content_type = e.header("content-type").unwrap_or("");
     (!content_type
         .to_ascii_lowercase()
