@@ -2,9 +2,11 @@
 //! gives is shown to every such rule as it is made (`http::Watch`), and
 //! what they find is kept here until their verdicts are written.
 
+use std::cell::OnceCell;
+use std::ops::Deref;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use super::observe::Observed;
+use crate::contract::Walk;
 use crate::http::{Exchange, Watch};
 
 /// How many offending exchanges a rule keeps as evidence.
@@ -13,6 +15,44 @@ const KEEP: usize = 5;
 /// A rule that judges every exchange of the run as it happens: the id of
 /// the rule and its verdict on one answer (`Some(why)` when broken).
 pub type Observer = (&'static str, fn(&Observed<'_>) -> Option<String>);
+
+/// An answer as the rules that judge every answer see it: the exchange,
+/// and the fields its operation's table names in its `data`, walked once
+/// for all of them, when the first asks.
+#[derive(Debug)]
+pub struct Observed<'e> {
+    exchange: &'e Exchange,
+    walk: OnceCell<Option<Walk<'e>>>,
+}
+
+impl<'e> Observed<'e> {
+    /// `exchange`, not walked yet.
+    pub fn new(exchange: &'e Exchange) -> Self {
+        Self {
+            exchange,
+            walk: OnceCell::new(),
+        }
+    }
+
+    /// The fields of a success's `data` by its operation's table (none
+    /// for an answer of no operation, or not a success with data).
+    pub fn walk(&self) -> Option<&Walk<'e>> {
+        self.walk
+            .get_or_init(|| {
+                let e = self.exchange;
+                Some(Walk::new(e.data()?, e.op()?.data))
+            })
+            .as_ref()
+    }
+}
+
+impl Deref for Observed<'_> {
+    type Target = Exchange;
+
+    fn deref(&self) -> &Exchange {
+        self.exchange
+    }
+}
 
 /// What the rules that judge every answer found, per rule: evidence kept
 /// and the count.

@@ -3,52 +3,12 @@
 //! routes it to. A field missing only on later pages, or on a record no
 //! probe looked at, is seen wherever any request met it.
 
-use std::cell::OnceCell;
-use std::ops::Deref;
-
 use serde_json::Value;
 
+pub use super::log::Observed;
 use super::{Check, Outcome};
-use crate::contract::{Field, Kind, Walk};
+use crate::contract::{Field, Kind};
 use crate::http::Exchange;
-
-/// An answer as the rules that judge every answer see it: the exchange,
-/// and the fields its operation's table names in its `data`, walked once
-/// for all of them, when the first asks.
-#[derive(Debug)]
-pub struct Observed<'e> {
-    exchange: &'e Exchange,
-    walk: OnceCell<Option<Walk<'e>>>,
-}
-
-impl<'e> Observed<'e> {
-    /// `exchange`, not walked yet.
-    pub fn new(exchange: &'e Exchange) -> Self {
-        Self {
-            exchange,
-            walk: OnceCell::new(),
-        }
-    }
-
-    /// The fields of a success's `data` by its operation's table (none
-    /// for an answer of no operation, or not a success with data).
-    pub fn walk(&self) -> Option<&Walk<'e>> {
-        self.walk
-            .get_or_init(|| {
-                let e = self.exchange;
-                Some(Walk::new(e.data()?, e.op()?.data))
-            })
-            .as_ref()
-    }
-}
-
-impl Deref for Observed<'_> {
-    type Target = Exchange;
-
-    fn deref(&self) -> &Exchange {
-        self.exchange
-    }
-}
 
 /// A field's verdict under one rule.
 pub enum Verdict {
