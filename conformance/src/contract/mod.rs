@@ -330,10 +330,7 @@ impl Op {
         match self.path.split_once('{') {
             Some((head, rest)) => {
                 let tail = rest.split_once('}').map_or("", |(_, t)| t);
-                format!(
-                    "{head}{}{tail}",
-                    aggpay_internal::syntax::encode_component(id)
-                )
+                format!("{head}{}{tail}", aggpay_internal::url::encode_component(id))
             }
             None => self.path.to_owned(),
         }

@@ -25,7 +25,7 @@ pub use request::{Auth, Place, Request};
 
 pub use raw::get as raw_get;
 
-pub(crate) use aggpay_internal::syntax::encode_component as encode;
+pub(crate) use aggpay_internal::url::encode_component as encode;
 pub use json::Duplicate;
 
 /// Status, headers (lowercase names) and body of an answer.

@@ -13,8 +13,8 @@ use crate::query::{
     AccountQuery, BatchQuery, CursorPaging, KeyQuery, MerchantQuery, OffsetPaging, QrCodeQuery,
     RailMerchantQuery, RefundQuery, TillCodeQuery, TransactionQuery, WebhookQuery,
 };
-use crate::syntax::encode_component;
 use crate::transport::{Call, Inner};
+use crate::url::encode_component;
 use crate::wire::{self, ListBody};
 use crate::{
     AccessKey, AccessKeyId, AccountInfo, Aggregator, AggregatorId, AggregatorMerchant, Alias,

@@ -206,7 +206,7 @@ mod wire;
 
 // The API's textual rules and safe text, shared with the workspace's tools
 // through an internal crate (not part of this crate's API).
-use aggpay_internal::{cli, syntax, text};
+use aggpay_internal::{cli, syntax, text, url};
 
 pub use amount::{Currency, Paisa};
 pub use client::{Client, ClientStats};

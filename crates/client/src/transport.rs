@@ -11,8 +11,9 @@ use aggpay_internal::http::Pacer;
 use crate::error::{ApiError, Error, ErrorKind, ErrorShape, TransportError};
 use crate::query::Pairs;
 use crate::retry::RetryPolicy;
-use crate::syntax::{KEY_HEADER, aggregator_url, encode_component};
+use crate::syntax::{KEY_HEADER, aggregator_url};
 use crate::text::Redactor;
+use crate::url::encode_component;
 use crate::wire::{Envelope, ErrorBody, ErrorEnvelope, RotatedSecret};
 use crate::{AggregatorId, Secret};
 

@@ -22,3 +22,4 @@ pub mod preflight;
 pub mod setup;
 pub mod syntax;
 pub mod text;
+pub mod url;

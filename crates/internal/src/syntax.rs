@@ -20,6 +20,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::url::encode_component;
+
 /// The authentication header of API.md (Authentication 1). Its value is a
 /// secret: never log it.
 pub const KEY_HEADER: &str = "X-PAY-AGGREGATOR-SECRET-KEY";
@@ -258,27 +260,6 @@ pub fn is_date(value: &str) -> bool {
     DATE.is_match(value) && value.parse::<jiff::civil::Date>().is_ok()
 }
 
-/// Percent-encodes a path segment or a query component: every byte but
-/// the URL-unreserved ones (`A-Z a-z 0-9 - . _ ~`) becomes `%XX`.
-///
-/// ```
-/// assert_eq!(aggpay_internal::syntax::encode_component("a b/c,d~"), "a%20b%2Fc%2Cd~");
-/// ```
-pub fn encode_component(value: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push('%');
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 15)]));
-        }
-    }
-    out
-}
-
 /// Checks a base URL (API.md Conventions 1: the service address, its own
 /// path prefix included) and returns it normalised: scheme in lowercase, no
 /// trailing slash.
@@ -378,13 +359,6 @@ mod tests {
         ] {
             assert!(parse_base_url(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn components_are_encoded() {
-        assert_eq!(encode_component("pm_a-b.c~d"), "pm_a-b.c~d");
-        assert_eq!(encode_component("a/b c"), "a%2Fb%20c");
-        assert_eq!(encode_component("é"), "%C3%A9");
     }
 
     #[test]

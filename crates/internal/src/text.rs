@@ -145,7 +145,7 @@ impl Redactor {
             .and_then(|j| j.strip_suffix('"'))
             .unwrap_or(secret)
             .to_owned();
-        let encoded = crate::syntax::encode_component(secret);
+        let encoded = crate::url::encode_component(secret);
         for form in [
             secret.to_owned(),
             json.replace('/', "\\/"),
