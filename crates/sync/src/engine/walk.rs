@@ -18,6 +18,9 @@ use crate::store::{Kind, Mirrored, Pending, WalkCommit, WalkState};
 const PAGES_AHEAD: usize = 64;
 /// A final batch of at least this many rows is walked from both ends.
 const TWO_ENDS_FROM: u64 = 5_000;
+/// Written pages on their way back to the fetcher that decoded them, to
+/// be freed there (a fetcher takes them back before each request).
+const SPENT_AHEAD: usize = 8;
 
 /// The walk of a batch's rows of one kind.
 pub(super) type Walker<T> = fn(&Client, &BatchToken, &TransactionQuery) -> Pages<T>;
@@ -34,6 +37,11 @@ struct Fetched<T> {
     server_count: Option<u64>,
     /// The walk ended with this page.
     last: bool,
+    /// Where the rows go once written: back to the thread that decoded
+    /// them, freed there rather than on the writer. Memory is freed
+    /// fastest by the thread that allocated it, and the writer is what
+    /// a sync waits on: on its thread the frees were 3 % of its time.
+    home: mpsc::SyncSender<Vec<T>>,
 }
 
 /// Which end of a batch a walk starts from.
@@ -387,6 +395,9 @@ impl Engine<'_> {
         w.dirty = true;
         self.progress
             .rows(batch.token.as_str(), fresh.len() as u64, w.server_count);
+        // A fetcher that has ended, or is behind in taking its pages
+        // back, leaves them to be freed here.
+        let _ = fetched.home.try_send(fresh);
         // Meeting the other walk, or the end of either, keeps every row.
         Ok(if met || fetched.last {
             Step::Done
@@ -441,7 +452,9 @@ fn fetcher<'s, T: Mirrored>(
 ) -> impl FnOnce() + Send + 's {
     move || {
         crate::priority::helper_thread();
+        let (home, spent) = mpsc::sync_channel::<Vec<T>>(SPENT_AHEAD);
         while !stop.load(Ordering::SeqCst) {
+            spent.try_iter().for_each(drop);
             let message = match walk.next_page() {
                 Some(Ok(page)) => Ok(Fetched {
                     side,
@@ -449,6 +462,7 @@ fn fetcher<'s, T: Mirrored>(
                     rows: page.items,
                     position: walk.position().to_string(),
                     last: false,
+                    home: home.clone(),
                 }),
                 None => Ok(Fetched {
                     side,
@@ -456,6 +470,7 @@ fn fetcher<'s, T: Mirrored>(
                     position: walk.position().to_string(),
                     server_count: walk.reported_count(),
                     last: true,
+                    home: home.clone(),
                 }),
                 Some(Err(e)) => Err(e),
             };
@@ -487,6 +502,11 @@ fn fresh_rows<T: aggpay::ListRecord>(
     let Some(bound) = bound else {
         return (rows, false);
     };
+    // Only the page where the walks meet has rows to leave out: the
+    // others are kept as they came, without moving a row.
+    if !rows.iter().any(|r| id(r).is_some_and(|i| beyond(i, bound))) {
+        return (rows, false);
+    }
     let mut met = false;
     let fresh = rows
         .into_iter()
@@ -499,4 +519,94 @@ fn fresh_rows<T: aggpay::ListRecord>(
         })
         .collect();
     (fresh, met)
+}
+
+#[cfg(test)]
+mod tests {
+    use aggpay::Transaction;
+
+    use super::{Side, fresh_rows};
+    use crate::store::WalkState;
+
+    /// Transactions with these ids (and tokens of their own).
+    fn rows(ids: impl IntoIterator<Item = u64>) -> Vec<Transaction> {
+        ids.into_iter()
+            .map(|id| {
+                serde_json::from_value(serde_json::json!({
+                    "id": id.to_string(),
+                    "token": format!("txn_{id:020x}"),
+                    "payment_id": "pm_a14987c0af75cd63",
+                    "refund_id": null,
+                    "transaction_type": "TT_PAYMENT",
+                    "payment_type": "DYNAMIC_QR",
+                    "status": "TXN_SETTLEMENT_CONFIRMED",
+                    "aggregator_id": "agg_ddd46b65af3d456f95b5",
+                    "aggregator_name": "Gulberg Payments",
+                    "aggregator_merchant_id": "am_a9d4c67e7878639e",
+                    "aggregator_merchant_name": "Indus Pharmacy 9",
+                    "rail_merchant_id": "mer_3e2ead9a381da1fd",
+                    "rail_merchant_name": "Indus Pharmacy 9",
+                    "rail_merchant_ntn": "6471497-9",
+                    "rail_merchant_province": "Balochistan",
+                    "gross_amount": "1366868",
+                    "fee_amount": "41006",
+                    "net_amount": "1298800",
+                    "sales_tax_on_fee_amount": "6560",
+                    "sales_tax_withholding_amount": "13668",
+                    "income_tax_withholding_amount": "6834",
+                    "digital_tax_amount": "0",
+                    "currency": "PKR",
+                    "latest_batch_id": "sb_c5cb8bf2-ea06-8cbb-de14-fce7bf962f3f",
+                    "partner_id": "partner_452fb6f7d761",
+                    "created_at": "2024-01-03T13:46:39Z",
+                    "updated_at": "2024-01-03T15:00:34.01Z"
+                }))
+                .unwrap_or_else(|e| panic!("{e}"))
+            })
+            .collect()
+    }
+
+    fn ids(rows: &[Transaction]) -> Vec<u64> {
+        rows.iter().map(|r| r.id.get()).collect()
+    }
+
+    /// The head has kept up to 40, the tail down to 61.
+    fn both_started() -> WalkState {
+        WalkState {
+            head: Some("head".into()),
+            head_id: Some(40),
+            tail: Some("tail".into()),
+            tail_id: Some(61),
+        }
+    }
+
+    #[test]
+    fn pages_short_of_the_other_walk_are_kept_whole() {
+        let state = both_started();
+        let (fresh, met) = fresh_rows(rows(41..=50), Side::Head, &state);
+        assert_eq!((ids(&fresh), met), ((41..=50).collect(), false));
+        let (fresh, met) = fresh_rows(rows((51..=60).rev()), Side::Tail, &state);
+        assert_eq!((ids(&fresh), met), ((51..=60).rev().collect(), false));
+    }
+
+    #[test]
+    fn the_page_where_the_walks_meet_keeps_only_the_rows_between_them() {
+        let state = both_started();
+        let (fresh, met) = fresh_rows(rows(55..=64), Side::Head, &state);
+        assert_eq!((ids(&fresh), met), ((55..=60).collect(), true));
+        let (fresh, met) = fresh_rows(rows((36..=45).rev()), Side::Tail, &state);
+        assert_eq!((ids(&fresh), met), ((41..=45).rev().collect(), true));
+    }
+
+    #[test]
+    fn before_the_tail_starts_the_head_keeps_everything() {
+        let state = WalkState {
+            head: Some("head".into()),
+            head_id: Some(40),
+            tail: None,
+            tail_id: Some(61),
+        };
+        let (fresh, met) = fresh_rows(rows(55..=64), Side::Head, &state);
+        assert_eq!((ids(&fresh), met), ((55..=64).collect(), false));
+    }
 }
