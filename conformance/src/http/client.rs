@@ -102,7 +102,7 @@ impl Http {
             .tls_config(tls.build())
             .user_agent(USER_AGENT)
             .build();
-        let agent = agent_config.clone().new_agent();
+        let agent = aggpay_internal::resolve::agent(agent_config.clone());
         let mut redactor = Redactor::new();
         redactor.add(&config.key);
         Ok(Self {
@@ -341,7 +341,7 @@ impl Http {
     /// may be repeated or how to recover what it did.
     pub fn write(&self, request: Request) -> Exchange {
         let url = self.url(&request);
-        let agent = self.agent_config.clone().new_agent();
+        let agent = aggpay_internal::resolve::agent(self.agent_config.clone());
         let Some(result) = self.attempt(&agent, &request, &url) else {
             return Self::unanswered(request, url, NoAnswer::budget(), 0);
         };

@@ -305,7 +305,7 @@ impl ClientBuilder {
                 )));
             }
         };
-        let agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             // The API never redirects; following one would send the key to
             // wherever the Location header points.
@@ -319,8 +319,8 @@ impl ClientBuilder {
             ))
             .tls_config(self.tls()?)
             .proxy(self.proxy_setting()?)
-            .build()
-            .new_agent();
+            .build();
+        let agent = aggpay_internal::resolve::agent(config);
         let settings = Settings {
             base_url,
             aggregator_id: self.aggregator_id,

@@ -18,6 +18,7 @@ pub mod json;
 pub mod mix;
 #[cfg(feature = "tools")]
 pub mod preflight;
+pub mod resolve;
 #[cfg(feature = "tools")]
 pub mod setup;
 pub mod syntax;

@@ -396,15 +396,16 @@ fn agent(c: &Check<'_>, verify: bool) -> Result<ureq::Agent, Problem> {
             crate::http::ca_file(path).map_err(|e| problem(Cause::CaFile, e.to_string()))?;
         tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&roots));
     }
-    Ok(ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(c.timeout))
-        .timeout_connect(Some(c.timeout.min(Duration::from_secs(10))))
-        .max_redirects(0)
-        .tls_config(tls.build())
-        .user_agent(c.user_agent)
-        .build()
-        .into())
+    Ok(crate::resolve::agent(
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(c.timeout))
+            .timeout_connect(Some(c.timeout.min(Duration::from_secs(10))))
+            .max_redirects(0)
+            .tls_config(tls.build())
+            .user_agent(c.user_agent)
+            .build(),
+    ))
 }
 
 /// The body is read up to this: the check needs an error's code and
