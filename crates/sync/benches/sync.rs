@@ -310,24 +310,39 @@ fn held(prefix: &str, network_named: bool, rounds: &[Round]) -> Vec<Figure> {
     figures
 }
 
+/// One round: a sync of the large batch into `db`, then the network
+/// ceiling (unless `network` gives it, rows a second and CPU seconds),
+/// then the store ceiling into `ceiling`; CPU seconds with those of
+/// `pg`'s server.
+fn round(
+    server: &MockServer,
+    pg: Option<&PgCluster>,
+    db: &str,
+    ceiling: &Target,
+    network: Option<(f64, f64)>,
+) -> Round {
+    let ((seconds, rss_mb), cpu) = with_cpu(pg, || million(server, db));
+    let (network, network_cpu) =
+        network.unwrap_or_else(|| with_cpu(None, || network_ceiling(server)));
+    let (store, store_cpu) = with_cpu(pg, || store_ceiling(server, ceiling, 1_000_000));
+    Round {
+        seconds,
+        rss_mb,
+        cpu,
+        ceilings: [network, store],
+        ceilings_cpu: [network_cpu, store_cpu],
+    }
+}
+
 /// The 1,000,000-row batch into SQLite, held to its ceilings and its
 /// bound, `ROUNDS` times; the figures, and each round's network ceiling
 /// with its CPU seconds (the PostgreSQL rounds are held to them).
 fn sqlite(server: &MockServer, dir: &TempDir) -> (Vec<Figure>, Vec<(f64, f64)>) {
     let mut rounds = Vec::new();
-    for round in 0..ROUNDS {
-        let db = dir.join(&format!("bench-{round}.db")).display().to_string();
-        let ((seconds, rss_mb), cpu) = with_cpu(None, || million(server, &db));
-        let (network, network_cpu) = with_cpu(None, || network_ceiling(server));
-        let ceiling = Target::Sqlite(dir.join(&format!("ceiling-{round}.db")));
-        let (store, store_cpu) = with_cpu(None, || store_ceiling(server, &ceiling, 1_000_000));
-        rounds.push(Round {
-            seconds,
-            rss_mb,
-            cpu,
-            ceilings: [network, store],
-            ceilings_cpu: [network_cpu, store_cpu],
-        });
+    for i in 0..ROUNDS {
+        let db = dir.join(&format!("bench-{i}.db")).display().to_string();
+        let ceiling = Target::Sqlite(dir.join(&format!("ceiling-{i}.db")));
+        rounds.push(round(server, None, &db, &ceiling, None));
     }
     let network = rounds
         .iter()
@@ -355,18 +370,10 @@ fn postgres(server: &MockServer, network: &[(f64, f64)]) -> Vec<Figure> {
             .collect();
     };
     let mut rounds = Vec::new();
-    for (round, &(network, network_cpu)) in network.iter().enumerate() {
-        let db = pg.database(&format!("bench{round}"));
-        let ((seconds, rss_mb), cpu) = with_cpu(Some(&pg), || million(server, &db));
-        let ceiling = Target::parse(&pg.database(&format!("ceiling{round}")));
-        let (store, store_cpu) = with_cpu(Some(&pg), || store_ceiling(server, &ceiling, 1_000_000));
-        rounds.push(Round {
-            seconds,
-            rss_mb,
-            cpu,
-            ceilings: [network, store],
-            ceilings_cpu: [network_cpu, store_cpu],
-        });
+    for (i, &network) in network.iter().enumerate() {
+        let db = pg.database(&format!("bench{i}"));
+        let ceiling = Target::parse(&pg.database(&format!("ceiling{i}")));
+        rounds.push(round(server, Some(&pg), &db, &ceiling, Some(network)));
     }
     held("sync_1m_pg", false, &rounds)
 }

@@ -566,8 +566,11 @@ mod tests {
             .collect()
     }
 
-    fn ids(rows: &[Transaction]) -> Vec<u64> {
-        rows.iter().map(|r| r.id.get()).collect()
+    /// What `fresh_rows` keeps of a page of rows with these ids (their
+    /// ids), and whether the walks met.
+    fn cut(page: impl IntoIterator<Item = u64>, side: Side, state: &WalkState) -> (Vec<u64>, bool) {
+        let (fresh, met) = fresh_rows(rows(page), side, state);
+        (fresh.iter().map(|r| r.id.get()).collect(), met)
     }
 
     /// The head has kept up to 40, the tail down to 61.
@@ -583,30 +586,30 @@ mod tests {
     #[test]
     fn pages_short_of_the_other_walk_are_kept_whole() {
         let state = both_started();
-        let (fresh, met) = fresh_rows(rows(41..=50), Side::Head, &state);
-        assert_eq!((ids(&fresh), met), ((41..=50).collect(), false));
-        let (fresh, met) = fresh_rows(rows((51..=60).rev()), Side::Tail, &state);
-        assert_eq!((ids(&fresh), met), ((51..=60).rev().collect(), false));
+        let ascending = cut(41..=50, Side::Head, &state);
+        assert_eq!(ascending, ((41..=50).collect(), false));
+        let descending = cut((51..=60).rev(), Side::Tail, &state);
+        assert_eq!(descending, ((51..=60).rev().collect(), false));
     }
 
     #[test]
     fn the_page_where_the_walks_meet_keeps_only_the_rows_between_them() {
         let state = both_started();
-        let (fresh, met) = fresh_rows(rows(55..=64), Side::Head, &state);
-        assert_eq!((ids(&fresh), met), ((55..=60).collect(), true));
-        let (fresh, met) = fresh_rows(rows((36..=45).rev()), Side::Tail, &state);
-        assert_eq!((ids(&fresh), met), ((41..=45).rev().collect(), true));
+        let ascending = cut(55..=64, Side::Head, &state);
+        assert_eq!(ascending, ((55..=60).collect(), true));
+        let descending = cut((36..=45).rev(), Side::Tail, &state);
+        assert_eq!(descending, ((41..=45).rev().collect(), true));
     }
 
     #[test]
     fn before_the_tail_starts_the_head_keeps_everything() {
         let state = WalkState {
-            head: Some("head".into()),
-            head_id: Some(40),
             tail: None,
-            tail_id: Some(61),
+            ..both_started()
         };
-        let (fresh, met) = fresh_rows(rows(55..=64), Side::Head, &state);
-        assert_eq!((ids(&fresh), met), ((55..=64).collect(), false));
+        assert_eq!(
+            cut(55..=64, Side::Head, &state),
+            ((55..=64).collect(), false)
+        );
     }
 }
