@@ -523,45 +523,18 @@ fn fresh_rows<T: aggpay::ListRecord>(
 
 #[cfg(test)]
 mod tests {
-    use aggpay::Transaction;
+    use aggpay::{NumericId, Transaction};
 
     use super::{Side, fresh_rows};
     use crate::store::WalkState;
 
-    /// Transactions with these ids (and tokens of their own).
+    /// Transactions with these ids (the client's example otherwise).
     fn rows(ids: impl IntoIterator<Item = u64>) -> Vec<Transaction> {
         ids.into_iter()
             .map(|id| {
-                serde_json::from_value(serde_json::json!({
-                    "id": id.to_string(),
-                    "token": format!("txn_{id:020x}"),
-                    "payment_id": "pm_a14987c0af75cd63",
-                    "refund_id": null,
-                    "transaction_type": "TT_PAYMENT",
-                    "payment_type": "DYNAMIC_QR",
-                    "status": "TXN_SETTLEMENT_CONFIRMED",
-                    "aggregator_id": "agg_ddd46b65af3d456f95b5",
-                    "aggregator_name": "Gulberg Payments",
-                    "aggregator_merchant_id": "am_a9d4c67e7878639e",
-                    "aggregator_merchant_name": "Indus Pharmacy 9",
-                    "rail_merchant_id": "mer_3e2ead9a381da1fd",
-                    "rail_merchant_name": "Indus Pharmacy 9",
-                    "rail_merchant_ntn": "6471497-9",
-                    "rail_merchant_province": "Balochistan",
-                    "gross_amount": "1366868",
-                    "fee_amount": "41006",
-                    "net_amount": "1298800",
-                    "sales_tax_on_fee_amount": "6560",
-                    "sales_tax_withholding_amount": "13668",
-                    "income_tax_withholding_amount": "6834",
-                    "digital_tax_amount": "0",
-                    "currency": "PKR",
-                    "latest_batch_id": "sb_c5cb8bf2-ea06-8cbb-de14-fce7bf962f3f",
-                    "partner_id": "partner_452fb6f7d761",
-                    "created_at": "2024-01-03T13:46:39Z",
-                    "updated_at": "2024-01-03T15:00:34.01Z"
-                }))
-                .unwrap_or_else(|e| panic!("{e}"))
+                let mut row = Transaction::example();
+                row.id = NumericId::new(id);
+                row
             })
             .collect()
     }
