@@ -411,24 +411,36 @@ impl<T: ListRecord> Pages<T> {
     pub fn next_page(&mut self) -> Option<Result<Page<T>, Error>> {
         loop {
             if !self.buffer.is_empty() {
-                let rows: Vec<T> = self.buffer.drain(..).collect();
-                if let Some(last) = rows.last() {
-                    self.yielded(last, rows.len() as u64);
-                }
-                let (count, total_count) = self.counts.unwrap_or((0, None));
-                let next_cursor = match &self.mode {
-                    Mode::Cursor { next, .. } => next.clone(),
-                    Mode::Offset { .. } => None,
-                };
-                return Some(Ok(Page::new(rows, count, total_count, next_cursor)));
+                // The rest of a page the row iterator started.
+                let rows = Vec::from(std::mem::take(&mut self.buffer));
+                return Some(Ok(self.page(rows)));
             }
             if self.done {
                 return None;
             }
-            if let Err(err) = self.refill() {
-                return Some(Err(self.fail(err)));
+            // A fresh page goes to the caller as the server's rows came,
+            // without passing through the buffer (two copies of every
+            // row fewer).
+            match self.refill() {
+                Err(err) => return Some(Err(self.fail(err))),
+                Ok(rows) if rows.is_empty() => {}
+                Ok(rows) => return Some(Ok(self.page(rows))),
             }
         }
+    }
+
+    /// `rows` handed to the caller as a page, with the counts of the
+    /// latest fetch.
+    fn page(&mut self, rows: Vec<T>) -> Page<T> {
+        if let Some(last) = rows.last() {
+            self.yielded(last, rows.len() as u64);
+        }
+        let (count, total_count) = self.counts.unwrap_or((0, None));
+        let next_cursor = match &self.mode {
+            Mode::Cursor { next, .. } => next.clone(),
+            Mode::Offset { .. } => None,
+        };
+        Page::new(rows, count, total_count, next_cursor)
     }
 
     fn fail(&mut self, err: Error) -> Error {
@@ -451,8 +463,9 @@ impl<T: ListRecord> Pages<T> {
         }
     }
 
-    /// Fetches the next page into the buffer; marks the walk done at the end.
-    fn refill(&mut self) -> Result<(), Error> {
+    /// Fetches the next page: its rows the walk has not yielded yet (all
+    /// of them but after a resume); marks the walk done at the end.
+    fn refill(&mut self) -> Result<Vec<T>, Error> {
         if self.pages >= self.max_pages {
             return Err(Error::pagination(format!(
                 "the list did not end within {} pages",
@@ -480,27 +493,33 @@ impl<T: ListRecord> Pages<T> {
                     Direction::Asc => id > than,
                     Direction::Desc => id < than,
                 };
-                let mut rows = Vec::with_capacity(page.items.len());
-                for row in page.items {
+                // Filtered in place: a page that keeps every row (all but
+                // the first after a resume) is not moved.
+                let mut rows = page.items;
+                let mut broken = None;
+                rows.retain(|row| {
                     let Some(id) = row.order_id().map(NumericId::get) else {
-                        rows.push(row);
-                        continue;
+                        return broken.is_none();
                     };
                     // After a resume the page is fetched again: what was
                     // already yielded is skipped, not an error.
-                    if skip.is_some_and(|s| !forward(id, s)) {
-                        continue;
+                    if broken.is_some() || skip.is_some_and(|s| !forward(id, s)) {
+                        return false;
                     }
                     if let Some(prev) = *last_fetched
                         && !forward(id, prev)
                     {
-                        return Err(Error::pagination(format!(
+                        broken = Some(Error::pagination(format!(
                             "record {id} came after {prev} in a {} walk: a repeated cursor or record",
                             direction.as_str()
                         )));
+                        return false;
                     }
                     *last_fetched = Some(id);
-                    rows.push(row);
+                    true
+                });
+                if let Some(broken) = broken {
+                    return Err(broken);
                 }
                 let cursor = page.next_cursor.filter(|c| c != "0");
                 let ended = n == 0 || n < *effective_limit || cursor.is_none();
@@ -512,7 +531,7 @@ impl<T: ListRecord> Pages<T> {
                 }
                 *next = if ended { None } else { cursor };
                 self.done = ended;
-                self.buffer.extend(rows);
+                Ok(rows)
             }
             Mode::Offset {
                 limit,
@@ -543,10 +562,9 @@ impl<T: ListRecord> Pages<T> {
                 // A server may cap pages below the limit: a short page ends
                 // the walk only once the count is reached too.
                 self.done = n == 0 || (n < *limit && *next >= page.count);
-                self.buffer.extend(page.items);
+                Ok(page.items)
             }
         }
-        Ok(())
     }
 }
 
@@ -584,8 +602,10 @@ impl<T: ListRecord> Iterator for Pages<T> {
             if self.done {
                 return None;
             }
-            if let Err(err) = self.refill() {
-                return Some(Err(self.fail(err)));
+            match self.refill() {
+                // The buffer is empty: the page's own allocation becomes it.
+                Ok(rows) => self.buffer = VecDeque::from(rows),
+                Err(err) => return Some(Err(self.fail(err))),
             }
         }
     }
@@ -739,6 +759,34 @@ mod tests {
             Some(Err(crate::ErrorKind::Pagination(_)))
         ));
         assert!(out.len() <= 4);
+    }
+
+    #[test]
+    fn rows_and_pages_mix_and_a_broken_page_gives_none_of_its_rows() {
+        let mut walk = scripted(
+            vec![
+                (vec![1, 2, 3], "3"),
+                (vec![4, 5, 6], "6"),
+                (vec![7, 9, 8], "8"),
+            ],
+            3,
+            Direction::Asc,
+        );
+        assert_eq!(walk.next().unwrap().unwrap(), R(1));
+        // The rest of the page the rows started, then whole pages.
+        assert_eq!(walk.next_page().unwrap().unwrap().items, [R(2), R(3)]);
+        assert_eq!(walk.position().to_string(), "cursor:ASC:3:3");
+        assert_eq!(walk.next_page().unwrap().unwrap().items, [R(4), R(5), R(6)]);
+        let broken = walk.next_page().unwrap();
+        assert!(
+            matches!(
+                broken.as_ref().map_err(Error::kind),
+                Err(crate::ErrorKind::Pagination(_))
+            ),
+            "{broken:?}"
+        );
+        assert!(walk.next_page().is_none());
+        assert_eq!(walk.position().to_string(), "cursor:ASC:6:6");
     }
 
     #[test]

@@ -21,6 +21,10 @@ use crate::{AggregatorId, Secret};
 const SNIPPET: usize = 200;
 /// How many characters of a server's error code or message are kept.
 const MESSAGE: usize = 1_000;
+/// The most a body's buffer is sized for before its bytes come: what the
+/// server announces is believed up to a few pages of rows (a page of 100
+/// transactions is about 90 kB), not up to the body limit.
+const PRESIZE_MAX: u64 = 1 << 20;
 
 /// The checked settings a client runs with.
 #[derive(Debug, Clone)]
@@ -269,12 +273,7 @@ impl Inner {
             return Err(Error::from(ErrorKind::Redirect { status, location }).into());
         }
         let retry_after = retry_after(response.headers());
-        let body = response
-            .body_mut()
-            .with_config()
-            .limit(self.settings.max_body)
-            .read_to_vec()
-            .map_err(|e| self.transport(e))?;
+        let body = self.read_body(response.body_mut())?;
         self.stats
             .bytes
             .fetch_add(body.len() as u64, Ordering::Relaxed);
@@ -314,6 +313,25 @@ impl Inner {
                 retry_after,
             })
         }
+    }
+
+    /// The whole body as sent (before any content coding is undone), at
+    /// most `max_body` bytes. The buffer starts at the size the server
+    /// announces (up to [`PRESIZE_MAX`]): a page of transactions grown
+    /// from empty was copied once more by its doublings.
+    fn read_body(&self, body: &mut ureq::Body) -> Result<Vec<u8>, Error> {
+        use std::io::Read;
+        let announced = body.content_length().unwrap_or(0);
+        let capacity = announced.min(self.settings.max_body).min(PRESIZE_MAX);
+        let mut buf = Vec::with_capacity(usize::try_from(capacity).unwrap_or(0));
+        body.with_config()
+            .limit(self.settings.max_body)
+            .reader()
+            .read_to_end(&mut buf)
+            // ureq's own errors (a body over the limit, a timeout) come
+            // back out of the `io::Error` they travel in.
+            .map_err(|e| self.transport(ureq::Error::from(e)))?;
+        Ok(buf)
     }
 
     /// Maps a ureq error to the crate's, keeping timeouts, body limits and

@@ -110,6 +110,33 @@ pub(crate) struct CursorCount {
     total_count: Count,
 }
 
+/// A list's records, into a buffer sized for a walk's page (at most
+/// [`WALK_PAGE`](crate::paginate::WALK_PAGE) rows) from the start: grown
+/// from empty, as serde does without a length, a page of 100
+/// transactions was moved again by every doubling.
+fn rows<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    struct Rows<T>(std::marker::PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for Rows<T> {
+        type Value = Vec<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a sequence")
+        }
+
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let page = crate::paginate::WALK_PAGE as usize;
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(page).min(page));
+            while let Some(row) = seq.next_element()? {
+                out.push(row);
+            }
+            Ok(out)
+        }
+    }
+
+    d.deserialize_seq(Rows(std::marker::PhantomData))
+}
+
 /// A list body that becomes a [`Page`].
 pub(crate) trait ListBody<T>: DeserializeOwned {
     fn into_page(self) -> Page<T>;
@@ -121,7 +148,7 @@ macro_rules! offset_list {
         #[derive(Debug, Deserialize)]
         pub(crate) struct $name {
             count: Count,
-            #[serde(rename = $key)]
+            #[serde(rename = $key, deserialize_with = "rows")]
             items: Vec<$row>,
         }
 
@@ -143,6 +170,7 @@ offset_list!(WebhookList, WebhookEndpoint, "endpoints");
 /// The `data` of the settlement batch list.
 #[derive(Debug, Deserialize)]
 pub(crate) struct BatchList {
+    #[serde(deserialize_with = "rows")]
     batches: Vec<SettlementBatch>,
     next_cursor: String,
     count: CursorCount,
@@ -158,7 +186,7 @@ impl ListBody<SettlementBatch> for BatchList {
 /// `settlement_transactions` is not read: its element shape is not API.md's.
 #[derive(Debug, Deserialize)]
 pub(crate) struct TransactionList {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "rows")]
     transactions: Vec<Transaction>,
     next_cursor: String,
     count: CursorCount,
@@ -173,7 +201,7 @@ impl ListBody<Transaction> for TransactionList {
 /// The `data` of a batch's transaction list read for its payouts.
 #[derive(Debug, Deserialize)]
 pub(crate) struct PayoutList {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "rows")]
     settlement_transactions: Vec<SettlementPayout>,
     next_cursor: String,
     count: CursorCount,
