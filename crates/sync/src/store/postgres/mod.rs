@@ -430,9 +430,10 @@ impl Dialect for Postgres {
         // The tool's own columns: the time the rows were written.
         let extra = Value::from(at);
         for row in rows {
+            // The error's context is made only on an error, not per row.
             chunk
                 .push(row, &extra)
-                .map_err(SyncError::db(format!("encoding a row of {}", table.name())))?;
+                .map_err(|e| SyncError::db(format!("encoding a row of {}", table.name()))(e))?;
         }
         if chunk.rows >= CHUNK_ROWS {
             self.send()?;

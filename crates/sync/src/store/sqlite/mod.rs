@@ -375,17 +375,21 @@ impl Dialect for Sqlite {
             .prepare_cached(&update)
             .map_err(SyncError::db(context.clone()))?;
         let extras = table.columns().len() - table.bound();
+        let stamp = Value::from(at);
+        // Bound by reference (SQLite copies what it keeps), and the error's
+        // context made only on an error: per row, nothing is allocated.
         let bind = |stmt: &mut rusqlite::CachedStatement<'_>, row: &[Value<'_>]| {
-            let extra = std::iter::repeat_n(Value::from(at), extras);
-            for (i, value) in row.iter().cloned().chain(extra).enumerate() {
+            let extra = std::iter::repeat_n(&stamp, extras);
+            for (i, value) in row.iter().chain(extra).enumerate() {
                 stmt.raw_bind_parameter(i + 1, value)?;
             }
             stmt.raw_execute()
         };
+        let failed = |e| SyncError::db(context.as_str())(e);
         for row in rows {
-            let inserted = bind(&mut insert, row).map_err(SyncError::db(context.clone()))?;
+            let inserted = bind(&mut insert, row).map_err(failed)?;
             if inserted == 0 {
-                bind(&mut update, row).map_err(SyncError::db(context.clone()))?;
+                bind(&mut update, row).map_err(failed)?;
             }
         }
         Ok(())
