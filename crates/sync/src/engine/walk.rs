@@ -539,13 +539,6 @@ mod tests {
             .collect()
     }
 
-    /// What `fresh_rows` keeps of a page of rows with these ids (their
-    /// ids), and whether the walks met.
-    fn cut(page: impl IntoIterator<Item = u64>, side: Side, state: &WalkState) -> (Vec<u64>, bool) {
-        let (fresh, met) = fresh_rows(rows(page), side, state);
-        (fresh.iter().map(|r| r.id.get()).collect(), met)
-    }
-
     /// The head has kept up to 40, the tail down to 61.
     fn both_started() -> WalkState {
         WalkState {
@@ -556,22 +549,32 @@ mod tests {
         }
     }
 
+    /// `fresh_rows` keeps the rows `kept` of a page of rows with ids
+    /// `page` from `side`, and tells whether the walks met (`met`).
+    fn assert_cut(
+        state: &WalkState,
+        page: impl IntoIterator<Item = u64>,
+        side: Side,
+        kept: impl IntoIterator<Item = u64>,
+        met: bool,
+    ) {
+        let (fresh, met_now) = fresh_rows(rows(page), side, state);
+        let ids: Vec<u64> = fresh.iter().map(|r| r.id.get()).collect();
+        assert_eq!((ids, met_now), (kept.into_iter().collect(), met));
+    }
+
     #[test]
     fn pages_short_of_the_other_walk_are_kept_whole() {
         let state = both_started();
-        let ascending = cut(41..=50, Side::Head, &state);
-        assert_eq!(ascending, ((41..=50).collect(), false));
-        let descending = cut((51..=60).rev(), Side::Tail, &state);
-        assert_eq!(descending, ((51..=60).rev().collect(), false));
+        assert_cut(&state, 41..=50, Side::Head, 41..=50, false);
+        assert_cut(&state, (51..=60).rev(), Side::Tail, (51..=60).rev(), false);
     }
 
     #[test]
     fn the_page_where_the_walks_meet_keeps_only_the_rows_between_them() {
         let state = both_started();
-        let ascending = cut(55..=64, Side::Head, &state);
-        assert_eq!(ascending, ((55..=60).collect(), true));
-        let descending = cut((36..=45).rev(), Side::Tail, &state);
-        assert_eq!(descending, ((41..=45).rev().collect(), true));
+        assert_cut(&state, 55..=64, Side::Head, 55..=60, true);
+        assert_cut(&state, (36..=45).rev(), Side::Tail, (41..=45).rev(), true);
     }
 
     #[test]
@@ -580,9 +583,6 @@ mod tests {
             tail: None,
             ..both_started()
         };
-        assert_eq!(
-            cut(55..=64, Side::Head, &state),
-            ((55..=64).collect(), false)
-        );
+        assert_cut(&state, 55..=64, Side::Head, 55..=64, false);
     }
 }
