@@ -37,12 +37,23 @@ impl Rng {
         &items[self.below(items.len() as u64) as usize]
     }
 
+    /// `digits` hex digits: the 16-digit renderings of the next values,
+    /// one after another, cut at `digits`.
     pub(crate) fn hex(&mut self, digits: usize) -> String {
-        let mut out = String::with_capacity(digits);
-        while out.len() < digits {
-            out.push_str(&format!("{:016x}", self.next()));
+        self.token("", digits)
+    }
+
+    /// `prefix` then `hex(digits)`, built in place: rows are made on
+    /// demand, a page at a time, so no intermediate strings.
+    pub(crate) fn token(&mut self, prefix: &str, digits: usize) -> String {
+        let mut out = String::with_capacity(prefix.len() + digits);
+        out.push_str(prefix);
+        let mut left = digits;
+        while left > 0 {
+            let n = left.min(16);
+            push_hex(&mut out, self.next(), n);
+            left -= n;
         }
-        out.truncate(digits);
         out
     }
 
@@ -50,6 +61,16 @@ impl Rng {
         (0..n)
             .map(|_| char::from(b'0' + self.below(10) as u8))
             .collect()
+    }
+}
+
+/// Appends the first `digits` (at most 16) of `value`'s 16-digit
+/// lowercase hex rendering (`{:016x}`), without formatting machinery.
+pub(crate) fn push_hex(out: &mut String, value: u64, digits: usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for k in 0..digits.min(16) {
+        let nibble = (value >> (60 - 4 * k)) & 0xf;
+        out.push(char::from(HEX[nibble as usize]));
     }
 }
 
@@ -139,5 +160,31 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(Rng::new(7, "t", 3).next(), Rng::new(8, "t", 3).next());
         assert_eq!(Rng::new(1, "x", 1).hex(36).len(), 36);
+    }
+
+    /// The hand-rolled hex is `{:016x}` exactly: every identifier the mock
+    /// ever served is made of it, so a seed must keep serving the same.
+    #[test]
+    fn hex_is_the_formatted_rendering_cut() {
+        for value in [0, 1, 0xf, 0xdead_beef, u64::MAX, 0x0123_4567_89ab_cdef] {
+            for digits in 0..=16 {
+                let mut out = String::new();
+                push_hex(&mut out, value, digits);
+                assert_eq!(out, format!("{value:016x}")[..digits]);
+            }
+        }
+        for digits in [0, 4, 12, 16, 20, 40, 64] {
+            let mut r = Rng::new(3, "hex", 9);
+            let mut formatted = String::new();
+            while formatted.len() < digits {
+                formatted.push_str(&format!("{:016x}", r.next()));
+            }
+            formatted.truncate(digits);
+            assert_eq!(Rng::new(3, "hex", 9).hex(digits), formatted);
+            assert_eq!(
+                Rng::new(3, "hex", 9).token("pfx_", digits),
+                format!("pfx_{formatted}")
+            );
+        }
     }
 }

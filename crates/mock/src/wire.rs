@@ -113,9 +113,9 @@ pub(crate) struct BatchList<R> {
 }
 
 #[derive(Debug, Serialize)]
-pub(crate) struct BatchTransactions {
+pub(crate) struct BatchTransactions<'a> {
     pub(crate) settlement_transactions: Vec<SettlementPayout>,
-    pub(crate) transactions: Vec<Transaction>,
+    pub(crate) transactions: Vec<Transaction<'a>>,
     pub(crate) next_cursor: String,
     pub(crate) count: CursorCount,
 }
@@ -173,8 +173,11 @@ pub(crate) struct SettlementBatch {
     pub(crate) created_at: Timestamp,
 }
 
+/// A transaction row. What every row of a merchant or of the dataset
+/// repeats is borrowed, not copied: a page is made of a hundred of these
+/// and thrown away once written.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Transaction {
+pub(crate) struct Transaction<'a> {
     pub(crate) id: NumericId,
     pub(crate) token: TransactionToken,
     pub(crate) payment_id: PaymentId,
@@ -182,14 +185,14 @@ pub(crate) struct Transaction {
     pub(crate) transaction_type: TransactionType,
     pub(crate) payment_type: PaymentType,
     pub(crate) status: TransactionStatus,
-    pub(crate) aggregator_id: AggregatorId,
-    pub(crate) aggregator_name: String,
-    pub(crate) aggregator_merchant_id: AggregatorMerchantId,
-    pub(crate) aggregator_merchant_name: String,
-    pub(crate) rail_merchant_id: RailMerchantId,
-    pub(crate) rail_merchant_name: String,
-    pub(crate) rail_merchant_ntn: String,
-    pub(crate) rail_merchant_province: String,
+    pub(crate) aggregator_id: &'a AggregatorId,
+    pub(crate) aggregator_name: &'a str,
+    pub(crate) aggregator_merchant_id: &'a AggregatorMerchantId,
+    pub(crate) aggregator_merchant_name: &'a str,
+    pub(crate) rail_merchant_id: &'a RailMerchantId,
+    pub(crate) rail_merchant_name: &'a str,
+    pub(crate) rail_merchant_ntn: &'a str,
+    pub(crate) rail_merchant_province: &'static str,
     pub(crate) gross_amount: Paisa,
     pub(crate) fee_amount: Paisa,
     pub(crate) net_amount: Paisa,
@@ -198,8 +201,8 @@ pub(crate) struct Transaction {
     pub(crate) income_tax_withholding_amount: Paisa,
     pub(crate) digital_tax_amount: Paisa,
     pub(crate) currency: Currency,
-    pub(crate) latest_batch_id: BatchToken,
-    pub(crate) partner_id: PartnerId,
+    pub(crate) latest_batch_id: &'a BatchToken,
+    pub(crate) partner_id: &'a PartnerId,
     pub(crate) created_at: Timestamp,
     pub(crate) updated_at: Timestamp,
 }

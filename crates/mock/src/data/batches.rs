@@ -193,7 +193,7 @@ impl Dataset {
             date,
             status,
             version: 1 + rng.below(3) as i64 + transitions,
-            created_by_job_id: parse_generated(JobId::parse(format!("job_{}", rng.hex(16)))),
+            created_by_job_id: parse_generated(JobId::parse(rng.token("job_", 16))),
             partner_id: self.partner_id.clone(),
             created_at: at(
                 day + 7_200 + rng.below(3_600) as i64,
@@ -207,8 +207,8 @@ impl Dataset {
     }
 
     pub(crate) fn payment_id(&self, batch: u64, txn: u64) -> PaymentId {
-        let body = self.codecs.payment.encode(self.payment_index(batch, txn));
-        parse_generated(PaymentId::parse(format!("pm_{body}")))
+        let index = self.payment_index(batch, txn);
+        parse_generated(PaymentId::parse(self.codecs.payment.token("pm_", index)))
     }
 
     /// The (batch, transaction) a payment id would name; whether it
@@ -313,14 +313,14 @@ impl Dataset {
         }
     }
 
-    #[cfg(test)]
-    pub(crate) fn transaction(&self, batch: u64, txn: u64) -> Transaction {
-        self.transaction_of(batch, &self.batch_token(batch), txn)
-    }
-
     /// A transaction of `batch`, whose token is given: a page of rows
     /// makes it once, not once a row.
-    pub(crate) fn transaction_of(&self, batch: u64, token: &BatchToken, txn: u64) -> Transaction {
+    pub(crate) fn transaction_of<'a>(
+        &'a self,
+        batch: u64,
+        token: &'a BatchToken,
+        txn: u64,
+    ) -> Transaction<'a> {
         let rows = BatchRows {
             data: self,
             batch,
@@ -340,7 +340,7 @@ impl Dataset {
         } else {
             drawn
         };
-        let merchant_name = self.merchant_name(merchant);
+        let label = &self.labels[merchant as usize];
         let status = match rng.below(20) {
             0 => TransactionStatus::LedgerPosted,
             1 => TransactionStatus::SettlementScheduled,
@@ -351,9 +351,9 @@ impl Dataset {
         let created = batch as i64 * 86_400 - 86_400 + (txn % 86_400) as i64;
         Transaction {
             id: NumericId::new(id),
-            token: parse_generated(TransactionToken::parse(format!("txn_{}", rng.hex(20)))),
+            token: parse_generated(TransactionToken::parse(rng.token("txn_", 20))),
             payment_id: charges.payment_id,
-            refund_id: is_refund.then(|| format!("rfd_{}", rng.hex(16))),
+            refund_id: is_refund.then(|| rng.token("rfd_", 16)),
             transaction_type: if is_refund {
                 TransactionType::Refund
             } else {
@@ -365,15 +365,14 @@ impl Dataset {
                 PaymentType::DynamicQr
             },
             status,
-            aggregator_id: self.aggregator_id.clone(),
-            aggregator_name: self.aggregator_name.clone(),
-            aggregator_merchant_id: self.merchant_token(merchant),
-            aggregator_merchant_name: merchant_name.clone(),
-            rail_merchant_id: self.rail_merchant_token(merchant),
-            rail_merchant_name: merchant_name,
-            rail_merchant_ntn: self.merchant_ntn(merchant),
-            rail_merchant_province: PROVINCES[(merchant % PROVINCES.len() as u64) as usize]
-                .to_owned(),
+            aggregator_id: &self.aggregator_id,
+            aggregator_name: &self.aggregator_name,
+            aggregator_merchant_id: &label.token,
+            aggregator_merchant_name: &label.name,
+            rail_merchant_id: &label.rail_token,
+            rail_merchant_name: &label.name,
+            rail_merchant_ntn: &label.ntn,
+            rail_merchant_province: PROVINCES[(merchant % PROVINCES.len() as u64) as usize],
             gross_amount: charges.gross_amount,
             fee_amount: charges.fee_amount,
             net_amount: charges.net_amount,
@@ -382,8 +381,8 @@ impl Dataset {
             income_tax_withholding_amount: charges.income_tax_withholding_amount,
             digital_tax_amount: charges.digital_tax_amount,
             currency: Currency::PKR,
-            latest_batch_id: token.clone(),
-            partner_id: self.partner_id.clone(),
+            latest_batch_id: token,
+            partner_id: &self.partner_id,
             created_at: at(created, 0),
             updated_at: at(
                 created + 3_600 + rng.below(3_600) as i64,
@@ -421,7 +420,7 @@ impl Dataset {
         };
         SettlementPayout {
             id: NumericId::new(id),
-            token: parse_generated(PayoutToken::parse(format!("stxn_{}", rng.hex(20)))),
+            token: parse_generated(PayoutToken::parse(rng.token("stxn_", 20))),
             settlement_batch_id: self.batch_token(batch),
             aggregator_id: self.aggregator_id.clone(),
             aggregator_merchant_id: self.merchant_token(merchant),
@@ -436,10 +435,9 @@ impl Dataset {
             income_tax_withholding_amount: Paisa::new(a.income_tax_withholding),
             digital_tax_amount: Paisa::new(a.digital_tax),
             debitor_account_id: self.ledger_token(),
-            creditor_account_id: parse_generated(LedgerAccountId::parse(format!(
-                "acct_{}",
-                Rng::new(self.seed, "merchant-ledger", merchant).hex(16)
-            ))),
+            creditor_account_id: parse_generated(LedgerAccountId::parse(
+                Rng::new(self.seed, "merchant-ledger", merchant).token("acct_", 16),
+            )),
             failure_reason,
             created_at: at(created, 0),
             updated_at: at(created + 600, rng.below(1_000) as i64),
@@ -447,10 +445,9 @@ impl Dataset {
     }
 
     pub(crate) fn merchant_token(&self, index: u64) -> AggregatorMerchantId {
-        parse_generated(AggregatorMerchantId::parse(format!(
-            "am_{}",
-            self.codecs.merchant.encode(index)
-        )))
+        parse_generated(AggregatorMerchantId::parse(
+            self.codecs.merchant.token("am_", index),
+        ))
     }
 
     pub(crate) fn merchant_index(&self, token: &str) -> Option<u64> {
@@ -459,10 +456,9 @@ impl Dataset {
     }
 
     pub(crate) fn rail_merchant_token(&self, index: u64) -> RailMerchantId {
-        parse_generated(RailMerchantId::parse(format!(
-            "mer_{}",
-            self.codecs.rail_merchant.encode(index)
-        )))
+        parse_generated(RailMerchantId::parse(
+            self.codecs.rail_merchant.token("mer_", index),
+        ))
     }
 
     pub(crate) fn rail_merchant_index(&self, token: &str) -> Option<u64> {

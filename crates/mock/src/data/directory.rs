@@ -90,10 +90,9 @@ impl Dataset {
     }
 
     pub(crate) fn merchant_bank_account(&self, index: u64) -> BankAccountId {
-        parse_generated(BankAccountId::parse(format!(
-            "acc_{}",
-            Rng::new(self.seed, "merchant-acc", index).hex(16)
-        )))
+        parse_generated(BankAccountId::parse(
+            Rng::new(self.seed, "merchant-acc", index).token("acc_", 16),
+        ))
     }
 
     pub(crate) fn merchant(&self, index: u64) -> AggregatorMerchant {
@@ -105,10 +104,9 @@ impl Dataset {
             name: self.merchant_name(index),
             aggregator_id: self.aggregator_id.clone(),
             merchant_id: self.rail_merchant_token(index),
-            merchant_external_id: parse_generated(ExternalMerchantRef::parse(format!(
-                "sec_{}",
-                rng.hex(12)
-            ))),
+            merchant_external_id: parse_generated(ExternalMerchantRef::parse(
+                rng.token("sec_", 12),
+            )),
             bank_account_id: self.merchant_bank_account(index),
             // The first two are fixed so that both values are always present.
             enabled: match index {
@@ -212,7 +210,7 @@ impl Dataset {
         );
         QrCode {
             id: NumericId::new(20_000 + index * 3 + rng.below(3)),
-            token: parse_generated(QrCodeToken::parse(format!("qr_{}", rng.hex(16)))),
+            token: parse_generated(QrCodeToken::parse(rng.token("qr_", 16))),
             aggregator_merchant_id: self.merchant_token(merchant),
             qr_type,
             code: payload,
@@ -239,10 +237,7 @@ impl Dataset {
     }
 
     pub(crate) fn alias_token(&self, index: u64) -> AliasId {
-        parse_generated(AliasId::parse(format!(
-            "als_{}",
-            self.codecs.alias.encode(index)
-        )))
+        parse_generated(AliasId::parse(self.codecs.alias.token("als_", index)))
     }
 
     pub(crate) fn alias_index(&self, token: &str) -> Option<u64> {
@@ -359,7 +354,7 @@ impl Dataset {
         };
         let created = index as i64 * 10_800 + rng.below(3_600) as i64;
         Refund {
-            token: format!("rfd_{}", rng.hex(16)),
+            token: rng.token("rfd_", 16),
             payment_id: charges.payment_id,
             amount,
             refund_type: if full {
@@ -380,7 +375,7 @@ impl Dataset {
             trace_reference: format!("TR{}", rng.digits(12)),
             msg_id: format!("MSG{}", rng.hex(12).to_uppercase()),
             return_id: format!("RET{}", rng.digits(8)),
-            request_id: format!("req-{}", rng.hex(12)),
+            request_id: rng.token("req-", 12),
             msg_created_at: at(created - 1, 250),
             created_at: at(created, 0),
             updated_at: at(created + 120, rng.below(1_000) as i64),
@@ -403,7 +398,7 @@ impl Dataset {
         };
         let created = index as i64 * 86_400 * 3;
         WebhookEndpoint {
-            token: parse_generated(WebhookToken::parse(format!("wh_{}", rng.hex(16)))),
+            token: parse_generated(WebhookToken::parse(rng.token("wh_", 16))),
             aggregator_id: self.aggregator_id.clone(),
             url: format!("https://hooks.example.com/aggpay/{}", index + 1),
             description: if rng.chance(3) {
@@ -430,22 +425,21 @@ impl Dataset {
             .map(|(i, name)| {
                 let i = i as u64;
                 let mut rng = Rng::new(self.seed, "key", i);
-                let ak = parse_generated(AccessKeyId::parse(format!("ak_{}", rng.hex(16))));
+                let ak = parse_generated(AccessKeyId::parse(rng.token("ak_", 16)));
                 let (id, token) = if i.is_multiple_of(2) {
                     (
                         AccessKeyRecordId::Numeric(NumericId::new(11 + i * 13)),
                         AccessKeyRecordToken::Key(ak),
                     )
                 } else {
-                    let tok =
-                        parse_generated(AccessKeyToken::parse(format!("ak_tok_{}", rng.hex(16))));
+                    let tok = parse_generated(AccessKeyToken::parse(rng.token("ak_tok_", 16)));
                     (AccessKeyRecordId::Key(ak), AccessKeyRecordToken::Token(tok))
                 };
                 let created = i as i64 * 86_400 * 30;
                 AccessKey {
                     id,
                     token,
-                    key_id: parse_generated(KeyId::parse(format!("key_{}", rng.hex(12)))),
+                    key_id: parse_generated(KeyId::parse(rng.token("key_", 12))),
                     aggregator_id: self.aggregator_id.clone(),
                     is_active: !matches!(*name, "legacy" | "reporting"),
                     name: (*name).to_owned(),
@@ -459,10 +453,7 @@ impl Dataset {
 
     /// The secret of key `index` after `generation` rotations.
     pub(crate) fn key_secret(&self, index: u64, generation: u64) -> Secret {
-        Secret::new(format!(
-            "aggsk_{}",
-            Rng::new(self.seed, "secret", (index << 32) | generation).hex(40)
-        ))
+        Secret::new(Rng::new(self.seed, "secret", (index << 32) | generation).token("aggsk_", 40))
     }
 
     pub(crate) fn bank_account(&self) -> BankAccount {
@@ -479,7 +470,7 @@ impl Dataset {
             iban,
             servicer: "MEZN".to_owned(),
             bank: "Meezan Bank".to_owned(),
-            depositor_id: parse_generated(DepositorId::parse(format!("dep_{}", rng.hex(12)))),
+            depositor_id: parse_generated(DepositorId::parse(rng.token("dep_", 12))),
             owner: self.aggregator_name.clone(),
             kind: 1,
             version: "3".to_owned(),
@@ -489,24 +480,21 @@ impl Dataset {
     }
 
     fn aggregator_bank_account(&self) -> BankAccountId {
-        parse_generated(BankAccountId::parse(format!(
-            "acc_{}",
-            Rng::new(self.seed, "aggregator-acc", 0).hex(16)
-        )))
+        parse_generated(BankAccountId::parse(
+            Rng::new(self.seed, "aggregator-acc", 0).token("acc_", 16),
+        ))
     }
 
     fn vault_token(&self) -> VaultToken {
-        parse_generated(VaultToken::parse(format!(
-            "lock_{}",
-            Rng::new(self.seed, "vault", 0).hex(16)
-        )))
+        parse_generated(VaultToken::parse(
+            Rng::new(self.seed, "vault", 0).token("lock_", 16),
+        ))
     }
 
     pub(crate) fn ledger_token(&self) -> LedgerAccountId {
-        parse_generated(LedgerAccountId::parse(format!(
-            "acct_{}",
-            Rng::new(self.seed, "ledger", 0).hex(16)
-        )))
+        parse_generated(LedgerAccountId::parse(
+            Rng::new(self.seed, "ledger", 0).token("acct_", 16),
+        ))
     }
 
     pub(crate) fn aggregator(&self, keys: Vec<AccessKey>) -> Aggregator {

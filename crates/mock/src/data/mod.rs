@@ -13,10 +13,10 @@ pub(crate) use seq::{BatchSeq, Seq, cursor_page};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use aggpay::{AggregatorId, PartnerId};
+use aggpay::{AggregatorId, AggregatorMerchantId, PartnerId, RailMerchantId};
 
 use crate::config::Sizes;
-use crate::synth::{Rng, mix, unmix};
+use crate::synth::{Rng, mix, push_hex, unmix};
 
 /// Maps a row index to a 16-hex-digit identifier body and back, so an
 /// identifier finds its row in O(1) without any table.
@@ -33,7 +33,15 @@ impl Codec {
     }
 
     pub(crate) fn encode(self, index: u64) -> String {
-        format!("{:016x}", mix(index ^ self.key))
+        self.token("", index)
+    }
+
+    /// `prefix` then `encode(index)`.
+    pub(crate) fn token(self, prefix: &str, index: u64) -> String {
+        let mut out = String::with_capacity(prefix.len() + 16);
+        out.push_str(prefix);
+        push_hex(&mut out, mix(index ^ self.key), 16);
+        out
     }
 
     pub(crate) fn decode(self, body: &str) -> Option<u64> {
@@ -58,9 +66,22 @@ pub(crate) struct Dataset {
     ibans: HashMap<String, u64>,
     mobiles: HashMap<String, u64>,
     tills: HashMap<String, u64>,
+    /// Per aggregator merchant, what each of its transactions repeats.
+    labels: Vec<MerchantLabel>,
     /// The payouts of batches asked for so far, by (batch, transactions
     /// settled): deriving them reads every transaction of the batch once.
     payout_plans: Mutex<HashMap<(u64, u64), Arc<PayoutPlan>>>,
+}
+
+/// What every transaction of an aggregator merchant carries about it,
+/// derived once at start (the derivations stay the truth, `Dataset::new`
+/// only keeps their results): a page is a hundred rows made on demand.
+#[derive(Debug)]
+struct MerchantLabel {
+    name: String,
+    token: AggregatorMerchantId,
+    rail_token: RailMerchantId,
+    ntn: String,
 }
 
 /// The payouts of a batch: per aggregator merchant with transactions in
@@ -79,8 +100,8 @@ struct Codecs {
 impl Dataset {
     pub(crate) fn new(seed: u64, sizes: Sizes) -> Self {
         let mut rng = Rng::new(seed, "aggregator", 0);
-        let aggregator_id = parse_generated(AggregatorId::parse(format!("agg_{}", rng.hex(20))));
-        let partner_id = parse_generated(PartnerId::parse(format!("partner_{}", rng.hex(12))));
+        let aggregator_id = parse_generated(AggregatorId::parse(rng.token("agg_", 20)));
+        let partner_id = parse_generated(PartnerId::parse(rng.token("partner_", 12)));
         let aggregator_name = format!(
             "{} Payments",
             rng.pick(crate::synth::FIRST_NAMES).replace(' ', "")
@@ -101,11 +122,18 @@ impl Dataset {
             ibans: HashMap::new(),
             mobiles: HashMap::new(),
             tills: HashMap::new(),
+            labels: Vec::new(),
             payout_plans: Mutex::new(HashMap::new()),
         };
         for i in 0..data.sizes.merchants {
             data.ibans.insert(data.merchant_iban(i), i);
             data.tills.insert(data.till_code(i), i);
+            data.labels.push(MerchantLabel {
+                name: data.merchant_name(i),
+                token: data.merchant_token(i),
+                rail_token: data.rail_merchant_token(i),
+                ntn: data.merchant_ntn(i),
+            });
         }
         for i in 0..data.rail_merchant_count() {
             data.mobiles.insert(data.rail_mobile(i), i);

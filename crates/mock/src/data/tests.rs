@@ -19,13 +19,14 @@ fn every_generated_row_serializes_with_valid_identifiers() {
     let d = data();
     for i in 0..d.sizes.batches {
         let b = d.batch(i);
+        let token = d.batch_token(i);
         assert!(syntax::is_batch_token(b.token.as_str()));
         assert_eq!(View::fixed(&d).batch_index(b.token.as_str()), Some(i));
         for j in 0..d.transaction_count(i).min(40) {
-            let t = d.transaction(i, j);
+            let t = d.transaction_of(i, &token, j);
             let model: aggpay::Transaction = read(&t);
             assert_eq!(model.expected_net(), Some(t.net_amount));
-            assert_eq!(t.latest_batch_id, b.token);
+            assert_eq!(*t.latest_batch_id, b.token);
             assert_eq!(t.refund_id.is_some(), j % 16 == 15);
             let (pb, pj) = View::fixed(&d)
                 .payment_location(t.payment_id.as_str())
@@ -161,8 +162,9 @@ fn the_client_reads_every_row_exactly() {
     for i in 0..20 {
         round::<aggpay::SettlementBatch>(d.batch(i));
         if d.transaction_count(i) > 16 {
-            round::<aggpay::Transaction>(d.transaction(i, 15));
-            round::<aggpay::Transaction>(d.transaction(i, 3));
+            let token = d.batch_token(i);
+            round::<aggpay::Transaction>(d.transaction_of(i, &token, 15));
+            round::<aggpay::Transaction>(d.transaction_of(i, &token, 3));
             round::<aggpay::SettlementPayout>(d.payout(i, 0, d.transaction_count(i)));
             round::<aggpay::PaymentCharges>(d.charges(i, 3));
         }
@@ -196,12 +198,13 @@ fn payouts_reconcile_with_the_transactions_of_every_batch() {
     let mut paid = 0;
     for b in 0..d.sizes.batches {
         let n = d.transaction_count(b);
+        let token = d.batch_token(b);
         let mut expected: std::collections::BTreeMap<String, [i64; 7]> = Default::default();
         for j in 0..n {
-            let t = d.transaction(b, j);
+            let t = d.transaction_of(b, &token, j);
             let sign = if t.refund_id.is_some() { -1 } else { 1 };
             if t.refund_id.is_some() {
-                let payment = d.transaction(b, j - 1);
+                let payment = d.transaction_of(b, &token, j - 1);
                 assert_eq!(t.aggregator_merchant_id, payment.aggregator_merchant_id);
                 assert_eq!(t.payment_id, payment.payment_id);
             }

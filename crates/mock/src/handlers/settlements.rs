@@ -179,6 +179,7 @@ impl App {
         let full = positions.len() as u64 == limit;
         let next_cursor = self.next_cursor(cursor, last, full);
         let d = &self.data;
+        let batch_token = d.batch_token(batch);
         let (settlement_transactions, transactions) = if payouts {
             (
                 {
@@ -191,13 +192,13 @@ impl App {
                 Vec::new(),
             )
         } else {
-            (Vec::new(), {
-                let token = d.batch_token(batch);
+            (
+                Vec::new(),
                 positions
                     .iter()
-                    .map(|k| d.transaction_of(batch, &token, *k))
-                    .collect()
-            })
+                    .map(|k| d.transaction_of(batch, &batch_token, *k))
+                    .collect(),
+            )
         };
         Ok(reply::ok(&BatchTransactions {
             settlement_transactions,
@@ -221,10 +222,9 @@ impl App {
             let mut rng = Rng::new(data.seed, "export", number);
             ReportExport {
                 id: NumericId::new(4_000 + number),
-                token: crate::data::parse_generated(ReportExportToken::parse(format!(
-                    "rpt_{}",
-                    rng.hex(16)
-                ))),
+                token: crate::data::parse_generated(ReportExportToken::parse(
+                    rng.token("rpt_", 16),
+                )),
                 settlement_batch_id: data.batch_token(batch),
                 merchant_id: merchant_id.map(|m| m.into_string()).unwrap_or_default(),
                 kind,
