@@ -141,7 +141,7 @@ impl From<i64> for Paisa {
 
 impl Serialize for Paisa {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
+        serializer.serialize_str(itoa::Buffer::new().format(self.0))
     }
 }
 
