@@ -483,6 +483,7 @@ fn walk_child() {
     let server = big_mock();
     let client = client(&server);
     let batch = aggpay::BatchToken::parse(big_batch(&server)).unwrap_or_else(|e| panic!("{e}"));
+    let mock_cpu = threads_cpu_seconds("aggpay-mock");
     let started = Instant::now();
     let mut n = 0u64;
     let mut net = 0i64;
@@ -495,6 +496,7 @@ fn walk_child() {
         n += 1;
     }
     let seconds = started.elapsed().as_secs_f64();
+    let mock_cpu = threads_cpu_seconds("aggpay-mock") - mock_cpu;
     let pages = walk.pages_fetched();
     assert_eq!(n, 1_000_000, "walked {n} rows (net checksum {net})");
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -505,12 +507,31 @@ fn walk_child() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(f64::NAN);
     println!(
-        "{{\"seconds\": {seconds}, \"rss_mb\": {}, \"pages\": {pages}}}",
-        hwm_kb / 1024.0
+        "{{\"seconds\": {seconds}, \"rss_mb\": {}, \"pages\": {pages}, \"mock_page_cpu_us\": {}}}",
+        hwm_kb / 1024.0,
+        mock_cpu / pages as f64 * 1e6
     );
 }
 
-fn walk() -> (f64, f64, f64) {
+/// CPU seconds so far of this process's threads named `name` (the first
+/// field of each one's `schedstat`: nanoseconds on a core); NaN where
+/// `/proc` does not tell.
+fn threads_cpu_seconds(name: &str) -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return f64::NAN;
+    };
+    let nanos: f64 = tasks
+        .flatten()
+        .filter(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == name))
+        .filter_map(|t| {
+            let stat = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
+            stat.split_whitespace().next()?.parse::<f64>().ok()
+        })
+        .sum();
+    nanos / 1e9
+}
+
+fn walk() -> (f64, f64, f64, f64) {
     let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
     let out = Command::new(exe)
         .arg("--walk-child")
@@ -526,6 +547,7 @@ fn walk() -> (f64, f64, f64) {
         v["seconds"].as_f64().unwrap_or(f64::NAN),
         v["rss_mb"].as_f64().unwrap_or(f64::NAN),
         v["pages"].as_f64().unwrap_or(f64::NAN),
+        v["mock_page_cpu_us"].as_f64().unwrap_or(f64::NAN),
     )
 }
 
@@ -561,15 +583,19 @@ fn main() {
     });
     step("decode_ratio_same_read", "(info)", &mut || same_read);
     step("decode_mb_per_s", "", &mut || decode_mb);
-    let (mut rss, mut pages) = (0.0, 0.0);
+    let (mut rss, mut pages, mut mock_page) = (0.0, 0.0, 0.0);
     step("walk_1m_seconds", "", &mut || {
-        let (s, r, p) = walk();
+        let (s, r, p, m) = walk();
         rss = r;
         pages = p;
+        mock_page = m;
         s
     });
     step("walk_1m_pages", "10,000 full pages + 1", &mut || pages);
     step("walk_1m_peak_rss_mb", "< 50", &mut || rss);
+    step("mock_page_cpu_us", "(info; 100 transactions)", &mut || {
+        mock_page
+    });
     step("page_cost_last_over_first", "<= 1.5", &mut || {
         page_cost(&big)
     });
