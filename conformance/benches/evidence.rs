@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use aggpay::{BatchQuery, Client, Direction, Transaction, TransactionQuery};
 use aggpay_mock::{MockConfig, MockServer};
+use aggpay_testkit::threads_cpu_seconds;
 use serde_json::Value;
 
 use aggpay_internal::json::from_body;
@@ -483,7 +484,7 @@ fn walk_child() {
     let server = big_mock();
     let client = client(&server);
     let batch = aggpay::BatchToken::parse(big_batch(&server)).unwrap_or_else(|e| panic!("{e}"));
-    let mock_cpu = threads_cpu_seconds("aggpay-mock");
+    let mock_cpu = threads_cpu_seconds("aggpay-mock").unwrap_or(f64::NAN);
     let started = Instant::now();
     let mut n = 0u64;
     let mut net = 0i64;
@@ -496,7 +497,7 @@ fn walk_child() {
         n += 1;
     }
     let seconds = started.elapsed().as_secs_f64();
-    let mock_cpu = threads_cpu_seconds("aggpay-mock") - mock_cpu;
+    let mock_cpu = threads_cpu_seconds("aggpay-mock").unwrap_or(f64::NAN) - mock_cpu;
     let pages = walk.pages_fetched();
     assert_eq!(n, 1_000_000, "walked {n} rows (net checksum {net})");
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -511,24 +512,6 @@ fn walk_child() {
         hwm_kb / 1024.0,
         mock_cpu / pages as f64 * 1e6
     );
-}
-
-/// CPU seconds so far of this process's threads named `name` (the first
-/// field of each one's `schedstat`: nanoseconds on a core); NaN where
-/// `/proc` does not tell.
-fn threads_cpu_seconds(name: &str) -> f64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return f64::NAN;
-    };
-    let nanos: f64 = tasks
-        .flatten()
-        .filter(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == name))
-        .filter_map(|t| {
-            let stat = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
-            stat.split_whitespace().next()?.parse::<f64>().ok()
-        })
-        .sum();
-    nanos / 1e9
 }
 
 fn walk() -> (f64, f64, f64, f64) {

@@ -44,6 +44,23 @@ pub fn tree_cpu_seconds(pid: u32) -> Option<f64> {
     Some(total)
 }
 
+/// CPU seconds so far of this process's threads named `name` (the first
+/// field of each one's `/proc/self/task/<tid>/schedstat`: nanoseconds on a
+/// core, finer than `stat`'s ticks); `None` where `/proc` does not tell.
+/// A thread that ended is no longer counted: read it while they run.
+pub fn threads_cpu_seconds(name: &str) -> Option<f64> {
+    let tasks = std::fs::read_dir("/proc/self/task").ok()?;
+    let nanos: f64 = tasks
+        .flatten()
+        .filter(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == name))
+        .filter_map(|t| {
+            let stat = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
+            stat.split_whitespace().next()?.parse::<f64>().ok()
+        })
+        .sum();
+    Some(nanos / 1e9)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +82,36 @@ mod tests {
         } else {
             assert_eq!(cpu_seconds(std::process::id()), None);
         }
+    }
+
+    #[test]
+    fn a_named_thread_s_cpu_is_counted_and_others_are_not() {
+        if !std::path::Path::new("/proc/self/task").exists() {
+            assert_eq!(threads_cpu_seconds("x"), None);
+            return;
+        }
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        let (spun, stop) = std::sync::mpsc::channel::<()>();
+        let spinner = std::thread::Builder::new()
+            .name("cpu-test-spin".into())
+            .spawn(move || {
+                let started = std::time::Instant::now();
+                let mut spin = 0u64;
+                // Bounded: 50 ms of work at most, then wait to be read.
+                while started.elapsed() < std::time::Duration::from_millis(50) {
+                    spin = spin.wrapping_add(spin >> 3 ^ 7);
+                }
+                assert_ne!(spin, 1);
+                let _ = done.send(());
+                let _ = stop.recv_timeout(std::time::Duration::from_secs(10));
+            })
+            .unwrap();
+        wait.recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap();
+        let named = threads_cpu_seconds("cpu-test-spin").unwrap();
+        assert!(named > 0.01, "the spinning thread ran {named} s");
+        assert_eq!(threads_cpu_seconds("no-such-thread-name"), Some(0.0));
+        drop(spun);
+        spinner.join().unwrap();
     }
 }

@@ -22,7 +22,7 @@ mod temp;
 mod tls;
 
 pub use ca::{Identity, TestCa};
-pub use cpu::{cpu_seconds, tree_cpu_seconds};
+pub use cpu::{cpu_seconds, threads_cpu_seconds, tree_cpu_seconds};
 pub use pg::{PgCluster, SKIP_POSTGRES};
 pub use proxy::ConnectProxy;
 pub use raw::{Act, RawRequest, RawServer, Scripted, json, respond, silence};
