@@ -255,17 +255,44 @@ fn chaos(dir: &TempDir) -> Vec<Figure> {
 /// Rows of the large batch.
 const ROWS: f64 = 1_000_000.0;
 
-/// Rounds of the 1,000,000-row figures: a sync and its ceilings measured
-/// one after the other, round after round; each figure is the median of
-/// its rounds, each ratio the median of the rounds' ratios. This host's
-/// speed moves by a fifth or more from one minute to the next: one sync
-/// held to ceilings measured a minute apart read 0.82 of its bound in
-/// one run and 0.98 in the next, with the same binary. Five, not three:
-/// the rounds of one run still spread over 0.78-0.93 of the bound (six
-/// runs of three rounds, 2026-11-26 and 27), wider than the median's
-/// distance to its target, and the median of five moves less from run to
-/// run; the sync bench takes about 100 s more.
+/// Rounds of the 1,000,000-row figures by default: a sync and its
+/// ceilings measured one after the other, round after round; each figure
+/// is the median of its rounds, each ratio the median of the rounds'
+/// ratios. This host's speed moves by a fifth or more from one minute to
+/// the next: one sync held to ceilings measured a minute apart read 0.82
+/// of its bound in one run and 0.98 in the next, with the same binary.
+/// Five, not three: the rounds of one run still spread over 0.78-0.93 of
+/// the bound (six runs of three rounds, 2026-11-26 and 27), wider than the
+/// median's distance to its target, and the median of five moves less
+/// from run to run; the sync bench takes about 100 s more.
 const ROUNDS: usize = 5;
+
+/// Names a number of rounds other than `ROUNDS`: a median of more rounds
+/// for a reading that moves less with the host (15 rounds take the sync
+/// bench about 16 minutes instead of 8).
+const ROUNDS_VAR: &str = "AGGPAY_BENCH_ROUNDS";
+
+/// The most rounds `ROUNDS_VAR` may ask for: a bound on the bench's time
+/// (about a minute a round) and on the disk it briefly holds.
+const MAX_ROUNDS: usize = 50;
+
+/// The rounds to take: `ROUNDS_VAR` when set, else `ROUNDS`. A value that
+/// is not a whole number from 1 to `MAX_ROUNDS` stops the bench before
+/// anything is measured, rather than a long run on a default nobody
+/// asked for.
+fn rounds() -> usize {
+    match std::env::var(ROUNDS_VAR) {
+        Err(std::env::VarError::NotPresent) => ROUNDS,
+        Ok(text) => match text.trim().parse::<usize>() {
+            Ok(n) if (1..=MAX_ROUNDS).contains(&n) => n,
+            _ => panic!(
+                "{ROUNDS_VAR} must be a whole number from 1 to {MAX_ROUNDS}, not \"{}\"",
+                aggpay_internal::text::excerpt(&text, 20)
+            ),
+        },
+        Err(e) => panic!("{ROUNDS_VAR}: {e}"),
+    }
+}
 
 /// One round: a sync of the large batch and its two ceilings.
 struct Round {
@@ -298,6 +325,23 @@ impl Round {
         let cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
         let lower = ROWS / self.ceilings[0].min(self.ceilings[1]);
         lower / lower.max((self.ceilings_cpu[0] + self.ceilings_cpu[1]) / cores)
+    }
+}
+
+/// A round as it is measured, for the bench's log: the times behind its
+/// ratio, so that a run's spread can be read, not only its median.
+impl std::fmt::Display for Round {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "sync {:.2} s, store ceiling {:.2} s, network ceiling {:.2} s, \
+             bound {:.3}, reach {:.3}",
+            self.seconds,
+            ROWS / self.ceilings[1],
+            ROWS / self.ceilings[0],
+            self.bound(),
+            self.ratio() / self.bound()
+        )
     }
 }
 
@@ -397,11 +441,17 @@ fn round(
 }
 
 /// The 1,000,000-row batch into SQLite, held to its ceilings and its
-/// bound, `ROUNDS` times; the figures, and each round's network ceiling
-/// with its CPU seconds (the PostgreSQL rounds are held to them).
-fn sqlite(server: &MockServer, sample: &Sample, dir: &TempDir) -> (Vec<Figure>, Vec<(f64, f64)>) {
+/// bound, `count` times, each round logged as it is measured; the
+/// figures, and each round's network ceiling with its CPU seconds (the
+/// PostgreSQL rounds are held to them).
+fn sqlite(
+    server: &MockServer,
+    sample: &Sample,
+    dir: &TempDir,
+    count: usize,
+) -> (Vec<Figure>, Vec<(f64, f64)>) {
     let mut rounds = Vec::new();
-    for i in 0..ROUNDS {
+    for i in 0..count {
         let db = dir.join(&format!("bench-{i}.db"));
         let ceiling = dir.join(&format!("ceiling-{i}.db"));
         rounds.push(round(
@@ -412,6 +462,7 @@ fn sqlite(server: &MockServer, sample: &Sample, dir: &TempDir) -> (Vec<Figure>, 
             &Target::Sqlite(ceiling.clone()),
             None,
         ));
+        logged("sync_1m", count, &rounds);
         // A round's two databases (about 1 GB) go before the next round:
         // five rounds' worth would fill a small disk, and what the kernel
         // has not yet written back of them is dropped instead of written
@@ -428,9 +479,9 @@ fn sqlite(server: &MockServer, sample: &Sample, dir: &TempDir) -> (Vec<Figure>, 
 }
 
 /// The same batch into a local PostgreSQL (a cluster started here), held
-/// to its store ceiling and its bound, `ROUNDS` times (round `i` with the
-/// network ceiling of the SQLite round `i`); NaN figures without
-/// PostgreSQL.
+/// to its store ceiling and its bound, as many times as the SQLite rounds
+/// (round `i` with the network ceiling of the SQLite round `i`), each
+/// logged as it is measured; NaN figures without PostgreSQL.
 fn postgres(server: &MockServer, sample: &Sample, network: &[(f64, f64)]) -> Vec<Figure> {
     let Some(pg) = PgCluster::start() else {
         let skipped = Round {
@@ -446,7 +497,7 @@ fn postgres(server: &MockServer, sample: &Sample, network: &[(f64, f64)]) -> Vec
             .collect();
     };
     let mut rounds = Vec::new();
-    for (i, &network) in network.iter().enumerate() {
+    for (i, &walked) in network.iter().enumerate() {
         let (db, ceiling) = (format!("bench{i}"), format!("ceiling{i}"));
         rounds.push(round(
             server,
@@ -454,8 +505,9 @@ fn postgres(server: &MockServer, sample: &Sample, network: &[(f64, f64)]) -> Vec
             Some(&pg),
             &pg.database(&db),
             &Target::parse(&pg.database(&ceiling)),
-            Some(network),
+            Some(walked),
         ));
+        logged("sync_1m_pg", network.len(), &rounds);
         // As for SQLite: a round's databases go before the next round
         // (PostgreSQL checkpoints as it drops them, between rounds).
         for name in [&db, &ceiling] {
@@ -465,7 +517,16 @@ fn postgres(server: &MockServer, sample: &Sample, network: &[(f64, f64)]) -> Vec
     held("sync_1m_pg", false, &rounds)
 }
 
+/// Prints the last of `rounds` so far (of `count`), named `prefix`.
+fn logged(prefix: &str, count: usize, rounds: &[Round]) {
+    if let Some(round) = rounds.last() {
+        println!("{prefix} round {}/{count}: {round}", rounds.len());
+    }
+}
+
 fn main() {
+    // Read first: a wrong value stops the bench before anything runs.
+    let count = rounds();
     let server = MockServer::start(
         // The large batch is the oldest completed one; the others are
         // kept tiny so that the figure is the large batch's.
@@ -477,7 +538,7 @@ fn main() {
     .unwrap_or_else(|e| panic!("{e}"));
     let dir = TempDir::new("aggpay-sync-bench");
     let sample = sample(&server);
-    let (mut figures, network) = sqlite(&server, &sample, &dir);
+    let (mut figures, network) = sqlite(&server, &sample, &dir, count);
     figures.extend(postgres(&server, &sample, &network));
     figures.extend(side_by_side(&dir));
     figures.extend(chaos(&dir));
