@@ -179,7 +179,9 @@ impl App {
         let full = positions.len() as u64 == limit;
         let next_cursor = self.next_cursor(cursor, last, full);
         let d = &self.data;
-        let batch_token = d.batch_token(batch);
+        // Made only where rows borrow it (transactions, not payouts), and
+        // declared here so that it outlives them.
+        let batch_token;
         let (settlement_transactions, transactions) = if payouts {
             (
                 {
@@ -192,6 +194,7 @@ impl App {
                 Vec::new(),
             )
         } else {
+            batch_token = d.batch_token(batch);
             (
                 Vec::new(),
                 positions
