@@ -121,6 +121,8 @@ impl<'a> Call<'a> {
 struct Failure {
     error: Error,
     retry_after: Option<Duration>,
+    /// The call's deadline ended the attempt, not the server.
+    cut: bool,
 }
 
 impl From<Error> for Failure {
@@ -128,6 +130,7 @@ impl From<Error> for Failure {
         Self {
             error,
             retry_after: None,
+            cut: false,
         }
     }
 }
@@ -154,6 +157,10 @@ impl Inner {
         };
         let mut retry = 0;
         let deadline = policy.deadline().map(|d| (Instant::now() + d, d));
+        // The last failure the server (or the network) gave: what the call
+        // fails with when the deadline ends a retry, since the deadline is
+        // the caller's limit and the failure is why it was reached.
+        let mut last: Option<Error> = None;
         loop {
             if let Some(pacer) = &self.pacer {
                 pacer.wait();
@@ -162,16 +169,22 @@ impl Inner {
             let left = match deadline {
                 Some((end, whole)) => match end.checked_duration_since(Instant::now()) {
                     Some(left) if !left.is_zero() => Some(left),
-                    _ => return Err(ErrorKind::Timeout { after: whole }.into()),
+                    _ => return Err(last.unwrap_or(ErrorKind::Timeout { after: whole }.into())),
                 },
                 None => None,
             };
             self.stats.requests.fetch_add(1, Ordering::Relaxed);
             *sent += 1;
+            let started = Instant::now();
             let failure = match self.attempt::<T>(call, left) {
                 Ok(data) => return Ok(data),
                 Err(failure) => failure,
             };
+            if failure.cut {
+                return Err(last.unwrap_or(failure.error));
+            }
+            // What the next attempt is expected to take: this one's time.
+            let took = started.elapsed();
             retry += 1;
             if retry >= attempts || !failure.error.is_retryable() {
                 return Err(failure.error);
@@ -182,10 +195,13 @@ impl Inner {
                 Some(after) => after + backoff.min(jitter_cap(after)),
                 None => backoff,
             };
-            let too_late = deadline.is_some_and(|(end, _)| Instant::now() + wait >= end);
+            // No retry starts that could not end in time: its wait and an
+            // attempt as long as the last must fit before the deadline.
+            let too_late = deadline.is_some_and(|(end, _)| Instant::now() + wait + took >= end);
             if too_late || !self.spend(wait) {
                 return Err(failure.error);
             }
+            last = Some(failure.error);
             self.stats.retries.fetch_add(1, Ordering::Relaxed);
             std::thread::sleep(wait);
         }
@@ -256,14 +272,20 @@ impl Inner {
                 .build(),
             None => request,
         };
-        let mut response = self.agent.run(request).map_err(|e| match e {
-            // The deadline ended the attempt: the call's own timeout.
-            ureq::Error::Timeout(ureq::Timeout::Global) if cut.is_some() => ErrorKind::Timeout {
-                after: self.settings.retry.deadline().unwrap_or_default(),
-            }
-            .into(),
-            e => self.transport(e),
-        })?;
+        // The deadline ended the attempt, in the request or in its body:
+        // the call's own timeout.
+        let failed = |e: ureq::Error| match e {
+            ureq::Error::Timeout(ureq::Timeout::Global) if cut.is_some() => Failure {
+                error: ErrorKind::Timeout {
+                    after: self.settings.retry.deadline().unwrap_or_default(),
+                }
+                .into(),
+                retry_after: None,
+                cut: true,
+            },
+            e => self.transport(e).into(),
+        };
+        let mut response = self.agent.run(request).map_err(failed)?;
         let status = response.status().as_u16();
         if (300..400).contains(&status) {
             let location = response.headers().get("location").map(|v| {
@@ -273,7 +295,7 @@ impl Inner {
             return Err(Error::from(ErrorKind::Redirect { status, location }).into());
         }
         let retry_after = retry_after(response.headers());
-        let body = self.read_body(response.body_mut())?;
+        let body = self.read_body(response.body_mut()).map_err(failed)?;
         self.stats
             .bytes
             .fetch_add(body.len() as u64, Ordering::Relaxed);
@@ -311,6 +333,7 @@ impl Inner {
             Err(Failure {
                 error: self.api_error(status, &body),
                 retry_after,
+                cut: false,
             })
         }
     }
@@ -319,7 +342,7 @@ impl Inner {
     /// most `max_body` bytes. The buffer starts at the size the server
     /// announces (up to [`PRESIZE_MAX`]): a page of transactions grown
     /// from empty was copied once more by its doublings.
-    fn read_body(&self, body: &mut ureq::Body) -> Result<Vec<u8>, Error> {
+    fn read_body(&self, body: &mut ureq::Body) -> Result<Vec<u8>, ureq::Error> {
         use std::io::Read;
         let announced = body.content_length().unwrap_or(0);
         let capacity = announced.min(self.settings.max_body).min(PRESIZE_MAX);
@@ -330,7 +353,7 @@ impl Inner {
             .read_to_end(&mut buf)
             // ureq's own errors (a body over the limit, a timeout) come
             // back out of the `io::Error` they travel in.
-            .map_err(|e| self.transport(ureq::Error::from(e)))?;
+            .map_err(ureq::Error::from)?;
         Ok(buf)
     }
 

@@ -183,7 +183,7 @@ fn a_deadline_bounds_the_whole_call_timeouts_included() {
         503,
         r#"{"api_version":"v1","error":{"code":"error.internal_server_error","message":"busy"}}"#,
     );
-    let server = Scripted::start(vec![busy; 50]);
+    let server = Scripted::start(vec![busy.clone(); 50]);
     let client = server.client(|b| {
         b.retry(
             RetryPolicy::builder()
@@ -204,6 +204,24 @@ fn a_deadline_bounds_the_whole_call_timeouts_included() {
         started.elapsed()
     );
     assert!(server.requests().len() >= 3, "{}", server.requests().len());
+
+    // A retry the deadline ends: the call fails with the server's failure
+    // that led to it, not with a timeout of the caller's own making.
+    let server = Scripted::start(vec![busy, Act::Stall(Duration::from_secs(30))]);
+    let client = server.client(|b| {
+        b.retry(
+            RetryPolicy::builder()
+                .base_delay(Duration::from_millis(10))
+                .max_delay(Duration::from_millis(10))
+                .deadline(Duration::from_millis(500))
+                .build(),
+        )
+    });
+    let started = Instant::now();
+    let err = client.get_ledger_account().unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(3), "{err}");
+    assert_eq!(err.status(), Some(503), "{err}");
+    assert_eq!(server.requests().len(), 2);
 }
 
 /// The batch-job preset waits out a server gone for a while.
