@@ -95,11 +95,26 @@ mod tests {
         let spinner = std::thread::Builder::new()
             .name("cpu-test-spin".into())
             .spawn(move || {
+                // Work until this thread has had 50 ms of a core by another
+                // count than the one under test (its `stat` ticks, fields
+                // 14 and 15): a time on the clock is not enough where the
+                // cores are shared (it once had 5 ms of 50). Bounded: 10 s.
+                let ticks = || {
+                    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+                    let after = stat.rsplit_once(')')?.1;
+                    let fields: Vec<&str> = after.split_whitespace().collect();
+                    let user = fields.get(11)?.parse::<u64>().ok()?;
+                    let system = fields.get(12)?.parse::<u64>().ok()?;
+                    Some(user + system)
+                };
                 let started = std::time::Instant::now();
                 let mut spin = 0u64;
-                // Bounded: 50 ms of work at most, then wait to be read.
-                while started.elapsed() < std::time::Duration::from_millis(50) {
-                    spin = spin.wrapping_add(spin >> 3 ^ 7);
+                while ticks().is_some_and(|t| t < 5)
+                    && started.elapsed() < std::time::Duration::from_secs(10)
+                {
+                    for _ in 0..100_000 {
+                        spin = std::hint::black_box(spin.wrapping_add(spin >> 3 ^ 7));
+                    }
                 }
                 assert_ne!(spin, 1);
                 let _ = done.send(());
@@ -109,7 +124,8 @@ mod tests {
         wait.recv_timeout(std::time::Duration::from_secs(10))
             .unwrap();
         let named = threads_cpu_seconds("cpu-test-spin").unwrap();
-        assert!(named > 0.01, "the spinning thread ran {named} s");
+        // Ticks are sampled: 5 of them are at least 20 ms of schedstat's.
+        assert!(named >= 0.02, "the spinning thread ran {named} s");
         assert_eq!(threads_cpu_seconds("no-such-thread-name"), Some(0.0));
         drop(spun);
         spinner.join().unwrap();
