@@ -9,6 +9,9 @@ default:
 # sets), warnings as errors (its arguments, as `cargo clippy` passes them):
 # the build the tests need is linted as it is made, so the dependencies
 # are compiled once, not checked for clippy and built again for the tests.
+# `.ci/rustc-wrapper` runs clippy-driver, and builds the test and bench
+# targets, whose own code runs only as tests, at opt-level 0 (a fifth of
+# a fresh build's CPU; the libraries and binaries they test keep level 1).
 # `CLIPPY_ARGS` is clippy-driver's private encoding: `lint-works` (the
 # first step of `just test`) plants a lint in a scratch crate and fails
 # unless the wrapped build refuses it on this toolchain. Should it ever
@@ -21,7 +24,7 @@ default:
 # that their cargo commands find this build and make no other.
 export AGGPAY_BUILD_FEATURES := "aggpay-sync/ceilings"
 
-lint := 'RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"'
+lint := 'RUSTC_WORKSPACE_WRAPPER="' + justfile_directory() / '.ci/rustc-wrapper' + '" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"'
 
 # Format check, the wrappers proven, the minimum Rust version held,
 # lints as errors (every target: libraries, binaries and examples as the
@@ -42,7 +45,8 @@ test:
     {{just_executable()}} examples
 
 # Proves the wrappers still refuse what they check: a scratch crate with
-# a lint (`clone_on_copy`) must fail to build under `{{lint}}`, and one
+# a lint (`clone_on_copy`) must fail to build under `{{lint}}`, as a
+# library and as its unit tests, and one
 # with a standard-library item newer than its `rust-version` too
 # (`incompatible_msrv`: what holds our own code to the declared minimum
 # Rust, where no older toolchain can be installed; `.ci/msrv` holds the
@@ -63,6 +67,12 @@ lint-works:
     fi
     grep -q clone_on_copy "$dir/err" || { cat "$dir/err" >&2; exit 1; }
     grep -q incompatible_msrv "$dir/err" || { cat "$dir/err" >&2; exit 1; }
+    # The test targets take the wrapper's other path (opt-level 0): linted alike.
+    if {{lint}} cargo test -q --no-run --lib --offline --manifest-path "$dir/Cargo.toml" --target-dir "$dir/target" 2> "$dir/err"; then
+        echo "the lint wrapper let a planted lint through in a test build: see the comment on lint" >&2
+        exit 1
+    fi
+    grep -q clone_on_copy "$dir/err" || { cat "$dir/err" >&2; exit 1; }
     printf '/// Not [`Nowhere`].\n///\n/// ```\n/// assert_eq!(planted::linked(), 1);\n/// ```\npub fn linked() -> u32 {\n    1\n}\n' >> "$dir/src/lib.rs"
     if RUSTDOC="$PWD/.ci/rustdoc" cargo test -q --doc --offline --manifest-path "$dir/Cargo.toml" --target-dir "$dir/target" 2> "$dir/err" > /dev/null; then
         echo ".ci/rustdoc let a broken intra-doc link through: run just doc instead (see lint-works)" >&2
