@@ -184,9 +184,12 @@ impl RetryPolicyBuilder {
     /// The most time one call may take, from its first byte sent to its
     /// answer: every attempt, the timeouts that end them and the waits
     /// between them together. An attempt is given only the time left, and
-    /// no retry starts that could not end in time: the call then fails
-    /// with the last failure (or a timeout). `max_total_wait` bounds the
-    /// waits alone, across calls; this bounds a call, whole.
+    /// no retry starts that could not end in time (its wait and an attempt
+    /// as long as the last must fit): the call then fails with the last
+    /// failure. So does a call whose retry the deadline ends; one whose
+    /// first attempt it ends fails with the deadline's
+    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout). `max_total_wait`
+    /// bounds the waits alone, across calls; this bounds a call, whole.
     ///
     /// ```
     /// use std::time::Duration;
