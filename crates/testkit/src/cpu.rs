@@ -4,7 +4,12 @@
 /// The fields of `/proc/<pid>/stat` after the command name (which is in
 /// parentheses and may hold spaces): field 4 (the parent) is the second.
 fn stat_fields(pid: u32) -> Option<Vec<String>> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat_fields_at(&format!("/proc/{pid}/stat"))
+}
+
+/// The same of the `stat` file at `path` (a process's or a thread's).
+fn stat_fields_at(path: &str) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(path).ok()?;
     let after = stat.rsplit_once(')')?.1;
     Some(after.split_whitespace().map(str::to_owned).collect())
 }
@@ -100,9 +105,7 @@ mod tests {
                 // 14 and 15): a time on the clock is not enough where the
                 // cores are shared (it once had 5 ms of 50). Bounded: 10 s.
                 let ticks = || {
-                    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
-                    let after = stat.rsplit_once(')')?.1;
-                    let fields: Vec<&str> = after.split_whitespace().collect();
+                    let fields = stat_fields_at("/proc/thread-self/stat")?;
                     let user = fields.get(11)?.parse::<u64>().ok()?;
                     let system = fields.get(12)?.parse::<u64>().ok()?;
                     Some(user + system)
