@@ -318,6 +318,15 @@ fn operation(out: &mut String, rules: &[Rule], op: &Op) {
             names(&judged)
         );
     }
+    let _ = writeln!(
+        out,
+        "| header `{}` | the access key secret (Authentication 1) | {} |",
+        aggpay_internal::syntax::KEY_HEADER,
+        names(&judging(
+            rules,
+            |s| matches!(s, Subject::KeyHeader(f) if f(op))
+        ))
+    );
     for p in op.params {
         let from = match p.named {
             Named::Api => "API.md",
@@ -356,6 +365,24 @@ fn operation(out: &mut String, rules: &[Rule], op: &Op) {
             ))
         );
     }
+    for field in op.body {
+        let names_record = field.names.map_or(String::new(), |list| {
+            format!(
+                "; names a record of {}",
+                crate::contract::Op::get(list).name
+            )
+        });
+        let _ = writeln!(
+            out,
+            "| body `{}` | {}{names_record} | {} |",
+            field.name,
+            domain_words(field.domain),
+            names(&judging(
+                rules,
+                |s| matches!(s, Subject::BodyField(f) if f(op, field))
+            ))
+        );
+    }
     let body = judging(rules, |s| matches!(s, Subject::Body(f) if f(op)));
     if !body.is_empty() {
         let _ = writeln!(
@@ -363,6 +390,24 @@ fn operation(out: &mut String, rules: &[Rule], op: &Op) {
             "| body | a batch or merchant export, for the batch, kind and merchant asked | {} |",
             names(&body)
         );
+    }
+}
+
+/// A body field's values, in words.
+fn domain_words(domain: crate::contract::Domain) -> String {
+    use crate::contract::Domain;
+    match domain {
+        Domain::Int => "an integer".into(),
+        Domain::Bool => "`true` or `false`".into(),
+        Domain::Choice(words) => words
+            .iter()
+            .map(|w| format!("`{w}`"))
+            .collect::<Vec<_>>()
+            .join(" or "),
+        Domain::Text => "text".into(),
+        Domain::Token(prefix) => format!("a `{prefix}` id"),
+        Domain::BatchToken => "an `sb_` batch token, 39 characters".into(),
+        Domain::Unix => "UNIX seconds".into(),
     }
 }
 
@@ -421,6 +466,35 @@ fn rooms(out: &mut String) {
     }
 }
 
+/// The families of properties: each rule, the sentences it rests on, the
+/// kind of mistake it looks for, the places of the table it covers, and
+/// the mock faults that show it failing.
+fn families(out: &mut String, rules: &[Rule]) {
+    let _ = writeln!(
+        out,
+        "\n## Families of properties\n\n\
+         Each rule below looks for one kind of mistake at every place of the contract table its subjects hold for, \
+         generated from the table (a test fails when it misses one), and carries the sentence it rests on. \
+         The faults show it failing (at two places or more for its own kind, `families.rs`), the legal choices of the mock show it passing.\n\n\
+         | Rule | Rests on | Looks for | Places | Broken by `--fault` |\n|---|---|---|---|---|"
+    );
+    for r in rules.iter().filter(|r| r.of_a_family_of_properties()) {
+        let says: Vec<String> = r.says.iter().map(|s| format!("\"{s}\"")).collect();
+        let places = r.places_due();
+        let faults: Vec<String> = r.faults.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} ({}) | {} |",
+            r.id,
+            says.join(" ").replace('|', "\\|"),
+            r.summary.replace('|', "\\|"),
+            places.len(),
+            places.join(", "),
+            faults.join(", ")
+        );
+    }
+}
+
 /// COVERAGE.md.
 pub fn markdown(rules: &[Rule]) -> String {
     let mut out = String::new();
@@ -436,6 +510,7 @@ pub fn markdown(rules: &[Rule]) -> String {
     for op in OPS {
         operation(&mut out, rules, op);
     }
+    families(&mut out, rules);
     let _ = writeln!(out, "\n## Resources and their fields");
     resources(&mut out, rules);
     let _ = writeln!(

@@ -50,7 +50,7 @@ pub mod names {
 pub use ops::{BATCH_STATUSES, OPS};
 pub use resources::{CountForm, Field, Kind};
 pub use rooms::ROOMS;
-pub use subject::{Said, Subject};
+pub use subject::{At, Place, Said, Subject};
 pub use walk::Walk;
 
 /// The 17 operations of API.md.
@@ -286,6 +286,18 @@ impl Param {
     }
 }
 
+/// A field of a request body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyField {
+    /// Its name.
+    pub name: &'static str,
+    /// Its values.
+    pub domain: Domain,
+    /// The list whose records it names, when it names one (the batch
+    /// token of an export names a batch).
+    pub names: Option<OpId>,
+}
+
 /// One operation of API.md.
 #[derive(Debug)]
 pub struct Op {
@@ -302,6 +314,8 @@ pub struct Op {
     pub path_id: Option<PathId>,
     /// Query parameters.
     pub params: &'static [Param],
+    /// The fields of its JSON request body.
+    pub body: &'static [BodyField],
     /// The fields of `data`.
     pub data: &'static [Field],
     /// The list, for list operations.

@@ -7,8 +7,8 @@ use super::resources::{
     REFUND, REFUND_LIST, TRANSACTION, TRANSACTION_LIST, WEBHOOK, WEBHOOK_LIST,
 };
 use super::{
-    Domain, Effect, Filter, ListShape, Many, Matching, Named, Op, OpId, Paging, Param, PathId,
-    Role, Success, names,
+    BodyField, Domain, Effect, Filter, ListShape, Many, Matching, Named, Op, OpId, Paging, Param,
+    PathId, Role, Success, names,
 };
 
 const fn param(wire: &'static str, named: Named, domain: Domain, role: Role) -> Param {
@@ -96,6 +96,7 @@ const fn read(id: OpId, name: &'static str, path: &'static str) -> Op {
         path,
         path_id: None,
         params: &[],
+        body: &[],
         data: &[],
         list: None,
         errors: &[],
@@ -458,6 +459,23 @@ pub const OPS: &[Op] = &[
     },
     Op {
         method: "POST",
+        body: &[
+            BodyField {
+                name: "settlement_batch_id",
+                domain: Domain::BatchToken,
+                names: Some(OpId::Batches),
+            },
+            BodyField {
+                name: "kind",
+                domain: Domain::Choice(&["REPORT_KIND_BATCH", "REPORT_KIND_MERCHANT"]),
+                names: None,
+            },
+            BodyField {
+                name: "merchant_id",
+                domain: Domain::Token("mer_"),
+                names: Some(OpId::RailMerchants),
+            },
+        ],
         data: EXPORT_CREATED,
         errors: &[400, 401, 500],
         effect: Effect::NewJob,

@@ -297,6 +297,23 @@ pub const ROOMS: &[Room] = &[
         "a 429 or 503 is waited out and retried with a bound; it is evidence only when it never ends",
         "exercised by the mock's chaos (`--chaos`), not by a legal choice: the transient tests show a server answering 429 and 5xx at random passes",
     ),
+    unexercised(
+        "caching",
+        "Lookups and lists: how an answer is made (computed anew, or kept from an earlier request) is not shown",
+        &[
+            "every answer computed anew",
+            "answers kept for a while, keyed on the whole request",
+        ],
+        "every answer is judged as the answer to its own request (`own.back-to-back` asks two requests that differ in one place, one right after the other): a kept answer passes wherever it is the right one",
+        "a cache keyed on the whole request answers exactly as a server without one, so no answer can show the choice; a cache keyed on less is the fault `lookup-cache-ignores-query`",
+    ),
+    unexercised(
+        "equal-forms",
+        "RFC 9110 section 5.1 (field names are case-insensitive); RFC 9110 section 5.5 (whitespace around a field value is not part of it); RFC 3986 section 6.2.2.2 (a percent-encoded unreserved character is the character)",
+        &["the value itself"],
+        "the near misses of the `near.*` rules never take these forms: a header name's case is `auth.header-case`'s, a header value is never padded, a percent-encoded unreserved character is never sent as a near miss (a double-encoded one is: it is another value)",
+        "an RFC makes these forms the value itself: no server can read them otherwise, so no legal choice can differ",
+    ),
 ];
 
 /// The room named `name`.

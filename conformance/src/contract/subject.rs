@@ -3,7 +3,12 @@
 //! by row of the table, whether it judges that row, so that no rule id is
 //! written anywhere but in the rule itself.
 
-use super::{Effect, Kind, Many, Named, Op, OpId, Paging, Param, PathId, Role, Success};
+use std::collections::BTreeSet;
+use std::fmt;
+
+use super::{
+    BodyField, Effect, Kind, Many, Named, OPS, Op, OpId, Paging, Param, PathId, Role, Success,
+};
 
 /// A part of the contract a rule judges.
 #[derive(Debug, Clone, Copy)]
@@ -25,8 +30,100 @@ pub enum Subject {
     References,
     /// The request body of the operations it holds for.
     Body(fn(&Op) -> bool),
+    /// The body fields it holds for, of their operation.
+    BodyField(fn(&Op, &BodyField) -> bool),
+    /// The key header (Authentication 1) of the operations it holds for.
+    KeyHeader(fn(&Op) -> bool),
     /// A statement of API.md the table does not hold.
     Said(Said),
+}
+
+/// A place of the contract table where a request carries a value: an
+/// operation's path id, a query parameter, its key header, a body field,
+/// or its answer as a whole. The families of properties visit every place
+/// their subjects hold for, and say which they visited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Place {
+    /// The operation.
+    pub op: OpId,
+    /// Where in its request.
+    pub at: At,
+}
+
+/// Where in a request a [`Place`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum At {
+    /// The answer as a whole.
+    Answer,
+    /// The path id.
+    PathId,
+    /// The query parameter of this wire name.
+    Param(&'static str),
+    /// The key header.
+    KeyHeader,
+    /// The body field of this name.
+    Body(&'static str),
+}
+
+impl Place {
+    /// `op` at `at`.
+    pub fn new(op: OpId, at: At) -> Self {
+        Self { op, at }
+    }
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let op = Op::get(self.op);
+        match self.at {
+            At::Answer => write!(f, "{} answer", op.name),
+            At::PathId => write!(f, "{} {{{}}}", op.name, op.path_id.map_or("id", |p| p.name)),
+            At::Param(wire) => write!(f, "{} ?{wire}", op.name),
+            At::KeyHeader => write!(
+                f,
+                "{} header {}",
+                op.name,
+                aggpay_internal::syntax::KEY_HEADER
+            ),
+            At::Body(field) => write!(f, "{} body {field}", op.name),
+        }
+    }
+}
+
+/// Every place of the contract table that `subjects` hold for: where a
+/// rule naming them must send its cases. Derived from the table alone,
+/// so that a new operation, parameter or body field is due at once.
+pub fn due(subjects: &[Subject]) -> BTreeSet<Place> {
+    let mut out = BTreeSet::new();
+    for op in OPS {
+        for subject in subjects {
+            match subject {
+                Subject::Answer(f) if f(op) => {
+                    out.insert(Place::new(op.id, At::Answer));
+                }
+                Subject::PathId(f) if op.path_id.is_some_and(|id| f(op, &id)) => {
+                    out.insert(Place::new(op.id, At::PathId));
+                }
+                Subject::Param(f) => out.extend(
+                    op.params
+                        .iter()
+                        .filter(|p| f(op, p))
+                        .map(|p| Place::new(op.id, At::Param(p.wire))),
+                ),
+                Subject::BodyField(f) => out.extend(
+                    op.body
+                        .iter()
+                        .filter(|b| f(op, b))
+                        .map(|b| Place::new(op.id, At::Body(b.name))),
+                ),
+                Subject::KeyHeader(f) if f(op) => {
+                    out.insert(Place::new(op.id, At::KeyHeader));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// The statements of API.md that are not rows of the contract table and

@@ -11,7 +11,7 @@ use super::{Field, Kind};
 /// of objects, in the table's order (a field, then what it holds).
 #[derive(Debug)]
 pub struct Walk<'v> {
-    places: Vec<Place>,
+    links: Vec<Link>,
     met: Vec<Met<'v>>,
 }
 
@@ -20,7 +20,7 @@ pub struct Walk<'v> {
 #[derive(Debug, Clone, Copy)]
 pub struct Met<'v> {
     /// Where it is ([`Walk::path`] writes it out).
-    pub at: At,
+    pub at: Node,
     /// What the table says of it.
     pub field: &'static Field,
     /// What the value holds there.
@@ -30,12 +30,12 @@ pub struct Met<'v> {
 /// A place in the walked value (`batches[2].token`), written out only
 /// when shown ([`Walk::path`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct At(usize);
+pub struct Node(usize);
 
 /// A place: a step from the place before (none: the value walked).
 #[derive(Debug)]
-struct Place {
-    before: Option<At>,
+struct Link {
+    before: Option<Node>,
     step: Step,
 }
 
@@ -49,7 +49,7 @@ impl<'v> Walk<'v> {
     /// Walks `value` by `fields`.
     pub fn new(value: &'v Value, fields: &'static [Field]) -> Self {
         let mut walk = Walk {
-            places: Vec::new(),
+            links: Vec::new(),
             met: Vec::new(),
         };
         walk.object(value, fields, None);
@@ -62,17 +62,17 @@ impl<'v> Walk<'v> {
     }
 
     /// Where `at` is, written out (`batches[2].token`).
-    pub fn path(&self, at: At) -> impl std::fmt::Display + '_ {
+    pub fn path(&self, at: Node) -> impl std::fmt::Display + '_ {
         Shown { walk: self, at }
     }
 
-    fn place(&mut self, before: Option<At>, step: Step) -> At {
-        let at = At(self.places.len());
-        self.places.push(Place { before, step });
+    fn place(&mut self, before: Option<Node>, step: Step) -> Node {
+        let at = Node(self.links.len());
+        self.links.push(Link { before, step });
         at
     }
 
-    fn object(&mut self, value: &'v Value, fields: &'static [Field], before: Option<At>) {
+    fn object(&mut self, value: &'v Value, fields: &'static [Field], before: Option<Node>) {
         for field in fields {
             let at = self.place(before, Step::Field(field.name));
             let v = value.get(field.name);
@@ -100,12 +100,12 @@ impl<'v> Walk<'v> {
 /// A place written out.
 struct Shown<'w, 'v> {
     walk: &'w Walk<'v>,
-    at: At,
+    at: Node,
 }
 
 impl std::fmt::Display for Shown<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let place = &self.walk.places[self.at.0];
+        let place = &self.walk.links[self.at.0];
         if let Some(before) = place.before {
             Shown {
                 walk: self.walk,

@@ -13,7 +13,7 @@ use aggpay_internal::text::Redactor;
 use serde_json::Value;
 
 use super::{
-    Answer, Auth, Exchange, MAX_BODY, NoAnswer, Place, Request, SNIPPET, Transient, USER_AGENT,
+    Answer, Auth, Exchange, KeyPlace, MAX_BODY, NoAnswer, Request, SNIPPET, Transient, USER_AGENT,
     encode, json, raw, retry,
 };
 use crate::contract::Op;
@@ -149,6 +149,12 @@ impl Http {
         secret == self.key
     }
 
+    /// `f` of the configured key: for values derived from it (its near
+    /// misses), which stay as secret as the key (`learn_secret` them).
+    pub fn with_key<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        f(&self.key)
+    }
+
     /// The configured aggregator.
     pub fn aggregator(&self) -> &str {
         &self.aggregator
@@ -179,7 +185,7 @@ impl Http {
             url.push('=');
             url.push_str(&encode(v));
         }
-        if let Auth::Elsewhere(Place::Query(name)) = request.auth {
+        if let Auth::Elsewhere(KeyPlace::Query(name)) = request.auth {
             url.push(if request.query.is_empty() { '?' } else { '&' });
             url.push_str(&format!("{}=<redacted>", encode(name)));
         }
@@ -190,7 +196,7 @@ impl Http {
     /// in the query.
     fn url_sent(&self, request: &Request, url: &str) -> String {
         match request.auth {
-            Auth::Elsewhere(Place::Query(name)) => url.replace(
+            Auth::Elsewhere(KeyPlace::Query(name)) => url.replace(
                 &format!("{}=<redacted>", encode(name)),
                 &format!("{}={}", encode(name), encode(&self.key)),
             ),
@@ -210,17 +216,17 @@ impl Http {
             Auth::Key | Auth::Secret(_) => {
                 cmd.push_str(&format!(" -H '{KEY_HEADER}: <redacted>'"));
             }
-            Auth::Missing | Auth::Elsewhere(Place::Query(_)) => {}
+            Auth::Missing | Auth::Elsewhere(KeyPlace::Query(_)) => {}
             Auth::Probe(v) => {
                 cmd.push_str(&format!(
                     " -H {}",
                     shell_quote(&format!("{KEY_HEADER}: {v}"))
                 ));
             }
-            Auth::Elsewhere(Place::Header(name, prefix)) => {
+            Auth::Elsewhere(KeyPlace::Header(name, prefix)) => {
                 cmd.push_str(&format!(" -H '{name}: {prefix}<redacted>'"));
             }
-            Auth::Elsewhere(Place::Cookie(name)) => {
+            Auth::Elsewhere(KeyPlace::Cookie(name)) => {
                 cmd.push_str(&format!(" -H 'Cookie: {name}=<redacted>'"));
             }
             Auth::Spelled(name) => cmd.push_str(&format!(" -H '{name}: <redacted>'")),
@@ -492,11 +498,11 @@ impl Http {
         match &request.auth {
             Auth::Key => builder = builder.header(KEY_HEADER, &self.key),
             Auth::Secret(v) | Auth::Probe(v) => builder = builder.header(KEY_HEADER, v),
-            Auth::Missing | Auth::Elsewhere(Place::Query(_)) | Auth::Spelled(_) => {}
-            Auth::Elsewhere(Place::Header(name, prefix)) => {
+            Auth::Missing | Auth::Elsewhere(KeyPlace::Query(_)) | Auth::Spelled(_) => {}
+            Auth::Elsewhere(KeyPlace::Header(name, prefix)) => {
                 builder = builder.header(*name, format!("{prefix}{}", self.key));
             }
-            Auth::Elsewhere(Place::Cookie(name)) => {
+            Auth::Elsewhere(KeyPlace::Cookie(name)) => {
                 builder = builder.header("Cookie", format!("{name}={}", self.key));
             }
         }

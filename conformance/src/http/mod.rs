@@ -21,7 +21,7 @@ mod retry;
 pub use client::{Http, HttpConfig, Watch};
 pub use exchange::{Exchange, show};
 pub use no_answer::NoAnswer;
-pub use request::{Auth, Place, Request};
+pub use request::{Auth, KeyPlace, Request};
 
 pub use raw::get as raw_get;
 

@@ -18,7 +18,7 @@ pub enum Auth {
     Probe(String),
     /// The configured key, offered somewhere API.md does not put it, and
     /// no key header: never shown.
-    Elsewhere(Place),
+    Elsewhere(KeyPlace),
     /// The configured key in the key header, its name spelled exactly
     /// this way (sent byte for byte: the HTTP client would lower it).
     Spelled(&'static str),
@@ -41,7 +41,7 @@ impl Auth {
 
 /// Where a key may be offered besides the key header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Place {
+pub enum KeyPlace {
     /// A query parameter of this name.
     Query(&'static str),
     /// A header of this name, the key after this prefix (`Bearer `…).
@@ -50,14 +50,14 @@ pub enum Place {
     Cookie(&'static str),
 }
 
-impl Place {
+impl KeyPlace {
     /// Where, in words.
     pub fn shown(self) -> String {
         match self {
-            Place::Query(name) => format!("in the query parameter {name}"),
-            Place::Header(name, "") => format!("in the header {name}"),
-            Place::Header(name, prefix) => format!("in the header {name}: {}…", prefix.trim()),
-            Place::Cookie(name) => format!("in the cookie {name}"),
+            KeyPlace::Query(name) => format!("in the query parameter {name}"),
+            KeyPlace::Header(name, "") => format!("in the header {name}"),
+            KeyPlace::Header(name, prefix) => format!("in the header {name}: {}…", prefix.trim()),
+            KeyPlace::Cookie(name) => format!("in the cookie {name}"),
         }
     }
 }

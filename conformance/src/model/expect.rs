@@ -106,9 +106,12 @@ fn matches_one(filter: Filter, reading: Reading, row: &Value, value: &str) -> bo
             .and_then(|i| names.get(i))
             .is_some_and(|name| field == *name),
         Matching::OnOrAfter | Matching::OnOrBefore => {
-            let (Some((s, ns)), Ok(bound)) = (instant(field), value.parse::<i64>()) else {
+            // Any integer is a bound, however far (a far bound keeps all
+            // rows or none, never wraps to a near one).
+            let (Some((s, ns)), Ok(bound)) = (instant(field), value.parse::<i128>()) else {
                 return false;
             };
+            let s = i128::from(s);
             match (filter.matching, reading) {
                 (Matching::OnOrAfter, _) => s >= bound,
                 (_, Reading::Second) => s <= bound,

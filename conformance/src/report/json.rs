@@ -52,6 +52,8 @@ impl Reporter for Json<'_> {
                     "duration_ms": r.duration.as_millis() as u64,
                     "skip_reason": r.outcome.skip_reason,
                     "faults": r.rule.faults.iter().map(|f| f.name()).collect::<Vec<_>>(),
+                    "places": r.outcome.places.keys().map(ToString::to_string).collect::<Vec<_>>(),
+                    "failed_places": r.outcome.places.iter().filter(|(_, failed)| **failed).map(|(p, _)| p.to_string()).collect::<Vec<_>>(),
                     "inconclusive": r.outcome.inconclusive.iter().map(|f| {
                         failure(f)
                     }).collect::<Vec<_>>(),

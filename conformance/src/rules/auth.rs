@@ -10,7 +10,7 @@ use super::{Check, Failure, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{OPS, Op, OpId, Role, names};
 use crate::ctx::Ctx;
-use crate::http::{Auth, Exchange, Place, Request};
+use crate::http::{Auth, Exchange, KeyPlace, Request};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -30,6 +30,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedKeyMessage,
             ],
             judges: &[
+                Subject::KeyHeader(on::every_op),
                 Subject::Error(on::unauthorized),
                 Subject::Said(Said::JsonWithKey),
                 Subject::Said(Said::KeyRequired),
@@ -51,6 +52,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedKeyMessage,
             ],
             judges: &[
+                Subject::KeyHeader(on::every_op),
                 Subject::Error(on::unauthorized),
                 Subject::Said(Said::KeyRequired),
             ],
@@ -71,6 +73,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedKeyMessage,
             ],
             judges: &[
+                Subject::KeyHeader(on::every_op),
                 Subject::Error(on::unauthorized),
                 Subject::Said(Said::KeyRequired),
             ],
@@ -85,7 +88,10 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "the valid key is taken whatever the spelling of the header's name (as API.md writes it, lower case, mixed case): every read answers the spellings alike",
             faults: &[Fault::KeyHeaderCaseSensitive],
-            judges: &[Subject::Said(Said::KeyHeader)],
+            judges: &[
+                Subject::KeyHeader(on::every_op),
+                Subject::Said(Said::KeyHeader),
+            ],
             run: Run::Check(header_case),
         },
         Rule {
@@ -104,7 +110,10 @@ pub fn rules() -> Vec<Rule> {
                 Fault::UnauthorizedMessage,
                 Fault::UnauthorizedKeyMessage,
             ],
-            judges: &[Subject::Said(Said::KeyHeader)],
+            judges: &[
+                Subject::KeyHeader(on::every_op),
+                Subject::Said(Said::KeyHeader),
+            ],
             run: Run::Check(header_only),
         },
     ]
@@ -164,15 +173,15 @@ fn header_case(c: &Check<'_>) -> Outcome {
 }
 
 /// Where a client might put a key that API.md puts in its header only.
-const ELSEWHERE: &[Place] = &[
-    Place::Query("api_key"),
-    Place::Query("key"),
-    Place::Query("secret_key"),
-    Place::Query("X-PAY-AGGREGATOR-SECRET-KEY"),
-    Place::Header("Authorization", "Bearer "),
-    Place::Header("Authorization", ""),
-    Place::Header("X-API-Key", ""),
-    Place::Cookie("X-PAY-AGGREGATOR-SECRET-KEY"),
+const ELSEWHERE: &[KeyPlace] = &[
+    KeyPlace::Query("api_key"),
+    KeyPlace::Query("key"),
+    KeyPlace::Query("secret_key"),
+    KeyPlace::Query("X-PAY-AGGREGATOR-SECRET-KEY"),
+    KeyPlace::Header("Authorization", "Bearer "),
+    KeyPlace::Header("Authorization", ""),
+    KeyPlace::Header("X-API-Key", ""),
+    KeyPlace::Cookie("X-PAY-AGGREGATOR-SECRET-KEY"),
 ];
 
 /// A request of `op` with real inputs where the run knows them: every
@@ -242,7 +251,7 @@ pub fn expect_unauthorized(c: &Check<'_>, e: &Exchange) -> Result<(), Failure> {
 }
 
 /// Why `e` is not the documented 401, if it is not.
-fn unauthorized_why(e: &Exchange) -> Option<String> {
+pub(super) fn unauthorized_why(e: &Exchange) -> Option<String> {
     match e.status() {
         Some(401) => super::errors::form(e),
         Some(s) => Some(format!("answered {s} instead of 401")),
@@ -263,7 +272,7 @@ fn every_operation(c: &Check<'_>, auth: Auth) -> Outcome {
 
 /// The valid key, anywhere but its header, on every read: 401.
 fn header_only(c: &Check<'_>) -> Outcome {
-    let cases: Vec<(Request, Place)> = operations(c.ctx)
+    let cases: Vec<(Request, KeyPlace)> = operations(c.ctx)
         .into_iter()
         .filter(|r| r.method == "GET")
         .flat_map(|r| ELSEWHERE.iter().map(move |p| (r.clone(), *p)))

@@ -51,7 +51,10 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ShortBatchToken,
                 Fault::ExportNewestBatch,
             ],
-            judges: &[Subject::Body(on::report_export)],
+            judges: &[
+                Subject::Body(on::report_export),
+                Subject::BodyField(|op, _| on::report_export(op)),
+            ],
             run: Run::Check(matches),
         },
     ]

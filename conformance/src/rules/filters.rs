@@ -136,7 +136,7 @@ pub fn rules() -> Vec<Rule> {
 }
 
 /// The lists with filters, as read.
-fn filterable<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
+pub(super) fn filterable<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
     c.ctx
         .model
         .lists
@@ -148,7 +148,7 @@ fn filterable<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
 
 /// Judges `given` on `list`: an offset list page by page (the first two
 /// pages of a small limit), a cursor list by a short walk.
-fn judge(
+pub(super) fn judge(
     c: &Check<'_>,
     list: &ListModel,
     given: &[Given],

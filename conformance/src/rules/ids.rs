@@ -190,7 +190,7 @@ fn key_shapes(e: &Observed<'_>) -> Option<String> {
 }
 
 /// Whether a read answered for the id asked.
-fn answers_for(c: &Check<'_>, e: &Exchange, op: &Op) -> Result<(), Failure> {
+pub(super) fn answers_for(c: &Check<'_>, e: &Exchange, op: &Op) -> Result<(), Failure> {
     let field = op.path_id.and_then(|p| p.answers_for).unwrap_or("token");
     let asked = path_id(e).unwrap_or("");
     let got = e.data().and_then(|d| d[field].as_str()).unwrap_or("");

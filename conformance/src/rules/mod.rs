@@ -1,6 +1,7 @@
 //! The rule catalogue: one file per family (the part of a rule id before
 //! the dot), the model, and the support every rule uses.
 
+mod forms;
 mod log;
 mod observe;
 mod paging;
@@ -14,6 +15,11 @@ pub use observe::Cases;
 #[cfg(test)]
 pub use rule::Evidence;
 pub use rule::{Check, Failure, Level, Outcome, Phase, Rule, Run, Status};
+
+/// The families of properties: each of their rules sends its cases to
+/// every place of the contract table its subjects hold for, and reports
+/// where it did (`Outcome::places`).
+pub const FAMILIES_OF_PROPERTIES: &[&str] = &["near", "own", "writes"];
 
 mod rule {
     use std::fmt;
@@ -125,6 +131,23 @@ mod rule {
                     Some((self.id, judge))
                 }
             }
+        }
+
+        /// The places of the contract table its subjects hold for (an
+        /// operation's path id, query parameter, key header, body field):
+        /// where a rule of a family of properties must send its cases.
+        /// Derived from the table alone, as the report's `places` shows
+        /// where it did.
+        pub fn places_due(&self) -> Vec<String> {
+            crate::contract::subject::due(self.judges)
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        }
+
+        /// Whether it belongs to a family of properties.
+        pub fn of_a_family_of_properties(&self) -> bool {
+            super::FAMILIES_OF_PROPERTIES.contains(&self.id.split('.').next().unwrap_or(""))
         }
 
         /// Judges, in the run's context.
@@ -286,6 +309,10 @@ mod rule {
         pub inconclusive: Vec<Failure>,
         /// Why, when skipped or not run.
         pub skip_reason: Option<String>,
+        /// The places of the contract table its cases were sent to (the
+        /// families of properties say where they looked), each true
+        /// where a case failed.
+        pub places: std::collections::BTreeMap<crate::contract::Place, bool>,
     }
 
     impl Outcome {
@@ -306,6 +333,7 @@ mod rule {
                 failures,
                 inconclusive,
                 skip_reason: None,
+                places: Default::default(),
             }
         }
 
@@ -317,6 +345,7 @@ mod rule {
                 failures: Vec::new(),
                 inconclusive: Vec::new(),
                 skip_reason: Some(reason.into()),
+                places: Default::default(),
             }
         }
 
@@ -338,6 +367,7 @@ mod rule {
                 skip_reason: Some(
                     "not run: the run budget (--max-duration) ran out first".to_owned(),
                 ),
+                places: Default::default(),
             }
         }
     }
@@ -370,7 +400,8 @@ macro_rules! families {
 
 families!(
     auth, errors, scope, fields, ids, amounts, time, lists, client, cursor, offset, filters,
-    lookups, exports, keys, explore, agree, status, input, envelope, headers, body, wire,
+    lookups, exports, keys, near, own, writes, explore, agree, status, input, envelope, headers,
+    body, wire,
 );
 
 #[cfg(test)]

@@ -117,6 +117,25 @@ pub fn rules() -> Vec<Rule> {
 fn answers() -> Vec<Rule> {
     vec![
         Rule {
+            id: "wire.title-fetch-owner",
+            level: Level::Observation,
+            source: "API.md Lookups (account title metadata for a till-code alias); AccountInfo (name, dba, mcc); Alias (merchant_id); RailMerchant (name; additional_details dba, mcc)",
+            says: &[
+                "account title metadata for a till-code alias.",
+                "| name | string | account holder name |",
+                "| dba | string | may be empty |",
+                "| merchant_id | string | rail merchant (mer_) |",
+            ],
+            summary: "a title fetch by the till code of the alias read answers with the holder name, dba and mcc of the alias's rail merchant. An observation: API.md ties the answer to the alias only through these fields, and they may legally differ (an account's holder is not said to be the merchant, and dba and mcc \"may be empty\"), so with the one alias a tester knows, another alias's account cannot be told from this one's",
+            faults: &[
+                Fault::RailMerchantWrongRecord,
+                Fault::TillAnyAccount,
+                Fault::TillOtherAlias,
+            ],
+            judges: &[],
+            run: Run::Check(title_fetch_owner),
+        },
+        Rule {
             id: "wire.unknown-id-404",
             level: Level::Observation,
             source: "WIRE.md Status codes and errors (a well-formed ID that does not exist gets 404)",
@@ -501,6 +520,68 @@ fn paging_names(c: &Check<'_>) -> Outcome {
                 )
             }),
         }
+    }
+    judge.outcome()
+}
+
+/// The fields a title fetch's answer shares with the rail merchant that
+/// owns the alias: the account's, and where the merchant's record has it.
+const OWNER_FIELDS: &[(&str, &[&str])] = &[
+    ("name", &["name"]),
+    ("dba", &["additional_details", "dba"]),
+    ("mcc", &["additional_details", "mcc"]),
+];
+
+fn title_fetch_owner(c: &Check<'_>) -> Outcome {
+    let Some(alias) = c.ctx.data(OpId::Alias) else {
+        return Outcome::skipped(c.ctx.why_unsampled(OpId::Alias));
+    };
+    let (kind, value, merchant) = (
+        text(alias, "alias_type"),
+        text(alias, "alias_value"),
+        text(alias, "merchant_id"),
+    );
+    if kind != "TILL_CODE" || value.is_empty() || merchant.is_empty() {
+        return Outcome::skipped(format!(
+            "the alias read is not a till code with a merchant (alias_type {kind:?})"
+        ));
+    }
+    let requests = [
+        Request::to(OpId::TitleFetch)
+            .q(names::ALIAS_TYPE, "TILL_CODE")
+            .q(names::ALIAS_VALUE, value)
+            .q(names::WITH_TITLE_FETCH, "false"),
+        Request::to_one(OpId::RailMerchant, merchant),
+    ];
+    let answers = c.map(&requests, |r| c.send(r.clone()));
+    let (Some(account), Some(record)) = (answers[0].data(), answers[1].data()) else {
+        return Outcome::skipped(format!(
+            "the till code {value:?} or its merchant {merchant:?} was not answered"
+        ));
+    };
+    let mut judge = Judge::default();
+    for (field, path) in OWNER_FIELDS {
+        let got = text(account, field);
+        let want = path
+            .iter()
+            .try_fold(record, |v, k| v.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if got.is_empty() || want.is_empty() {
+            continue;
+        }
+        judge.check(got == want, || {
+            c.fail(
+                &answers[0],
+                format!(
+                    "the till code {value:?} of alias {} was answered with {field} {got:?}, but the alias's merchant {merchant} gives {want:?}: perhaps another alias's account",
+                    text(alias, "token")
+                ),
+            )
+        });
+    }
+    if judge.cases == 0 {
+        return Outcome::skipped("neither the answer nor the alias's merchant gives a field to compare");
     }
     judge.outcome()
 }

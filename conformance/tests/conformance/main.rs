@@ -3,6 +3,7 @@
 
 mod baseline;
 mod docs;
+mod families;
 mod hostile;
 mod legal;
 mod mutation;

@@ -184,6 +184,12 @@ faults! {
     DuplicateCount = "duplicate-count" [Wire]: "the refund list's data names count twice: first as the string, then as the integer",
     RefundsTextPlain = "refunds-text-plain" [Wire]: "the refund list's JSON is labelled text/plain; charset=utf-8",
     WebhooksStaleSecrets = "webhooks-stale-secrets" [Behaviour]: "the webhook list checks keys against their secrets at start, ignoring rotations",
+    SecretPrefix32 = "secret-prefix-32" [Behaviour]: "a key is accepted when its first 32 characters are a key's (an indexed prefix column): characters appended, or the last ones changed, still pass",
+    FilterLikeWildcards = "filter-like-wildcards" [Behaviour]: "the name filters of the key, merchant and rail-merchant lists are SQL LIKE patterns: % and _ in a value are wildcards",
+    TokensCaseInsensitive = "tokens-case-insensitive" [Behaviour]: "batch tokens (the batch_id filter, the transactions path) and rail merchant ids are matched ignoring case",
+    OffsetTruncated32 = "offset-truncated-32" [Behaviour]: "offset lists keep only the low 32 bits of an offset: 2^32 + n answers the page at n",
+    UnknownTargetActs = "unknown-target-acts" [Behaviour]: "a report export naming an unknown well-formed batch is created for the newest batch, and one naming an unknown rail merchant for the first merchant",
+    LookupCacheIgnoresQuery = "lookup-cache-ignores-query" [Behaviour]: "account-info and title-fetch keep their last answer for 5 s, keyed on the path without the query: another IBAN or alias gets the previous answer",
 }
 
 impl fmt::Display for Fault {

@@ -59,6 +59,12 @@ macro_rules! legal {
 }
 
 legal! {
+    WildcardsRefused = "wildcards-refused" in "bad-values":
+        "a query value with %, _, * or ? in a name filter or a lookup gets 400 error.bad_request";
+        allowed by "API.md Errors: \"Which parameter values cause error.bad_request: not shown.\"",
+    HugeNumbers400 = "huge-numbers-400" in "bad-values":
+        "a limit or offset of 2^31 or more gets 400 error.bad_request";
+        allowed by "API.md Errors: \"Which parameter values cause error.bad_request: not shown.\"",
     OffsetMax7 = "offset-max-7" in "page-max":
         "the merchant, rail-merchant, QR, refund and webhook lists return at most 7 rows a page, whatever the limit asked";
         allowed by "API.md Limits: \"Maximum page size of the merchant, rail-merchant, QR, refund and webhook lists: not shown.\"",

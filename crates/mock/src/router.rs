@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use aggpay_internal::syntax;
 use serde_json::value::RawValue;
@@ -48,7 +49,13 @@ pub(crate) struct App {
     pub(crate) batch_rows: Option<Vec<Box<RawValue>>>,
     /// The last answers, with `MockConfig::journal`.
     journal: Option<Mutex<Journal>>,
+    /// Lookup answers kept for a while under the
+    /// `lookup-cache-ignores-query` fault: key, when kept, answer.
+    kept: Mutex<Vec<(String, Instant, Reply)>>,
 }
+
+/// How long a kept lookup answer is served again.
+const KEPT_FOR: Duration = Duration::from_secs(5);
 
 /// The last answers, up to a capacity.
 #[derive(Debug)]
@@ -116,6 +123,7 @@ impl App {
                     served: VecDeque::new(),
                 })
             }),
+            kept: Mutex::new(Vec::new()),
         }
     }
 
@@ -259,7 +267,9 @@ impl App {
                 if f.has(Fault::WebhooksStaleSecrets) && op == Op::Webhooks {
                     self.state.accepted_at_start(&self.data, key)
                 } else {
-                    self.state.accepts(key, grace, inactive) || f.has(Fault::AcceptAnyKey)
+                    self.state.accepts(key, grace, inactive)
+                        || f.has(Fault::AcceptAnyKey)
+                        || (f.has(Fault::SecretPrefix32) && self.state.accepts_prefix(key, 32))
                 }
             }
         };
@@ -298,6 +308,10 @@ impl App {
         if f.has(Fault::HugeNumber500) && query.has_huge_number() {
             return reply::internal("number out of range");
         }
+        let kept_as = self.kept_as(op);
+        if let Some(reply) = kept_as.as_deref().and_then(|key| self.kept(key)) {
+            return reply;
+        }
         let result = match op {
             Op::Aggregator => Ok(self.aggregator()),
             Op::Keys => self.keys(&query),
@@ -317,7 +331,31 @@ impl App {
             Op::Ledger => Ok(self.ledger()),
             Op::Webhooks => self.webhooks(&query),
         };
-        result.unwrap_or_else(reply::bad_request)
+        let reply = result.unwrap_or_else(reply::bad_request);
+        if let Some(key) = kept_as
+            && reply.status == 200
+        {
+            let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+            kept.retain(|(k, at, _)| *k != key && at.elapsed() < KEPT_FOR);
+            kept.push((key, Instant::now(), reply.clone()));
+        }
+        reply
+    }
+
+    /// The key a lookup's answer is kept under, when answers are kept:
+    /// its path alone, under the `lookup-cache-ignores-query` fault.
+    fn kept_as(&self, op: Op) -> Option<String> {
+        (matches!(op, Op::AccountInfo | Op::TitleFetch)
+            && self.faults.has(Fault::LookupCacheIgnoresQuery))
+        .then(|| format!("{op:?}"))
+    }
+
+    /// The answer kept under `key`, while it is fresh.
+    fn kept(&self, key: &str) -> Option<Reply> {
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.iter()
+            .find(|(k, at, _)| k == key && at.elapsed() < KEPT_FOR)
+            .map(|(_, _, reply)| reply.clone())
     }
 }
 

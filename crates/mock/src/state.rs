@@ -76,6 +76,16 @@ impl State {
         })
     }
 
+    /// True when `secret`'s first `len` characters are an active key's
+    /// (the `secret-prefix-32` fault: a column indexed on a prefix).
+    pub(crate) fn accepts_prefix(&self, secret: &str, len: usize) -> bool {
+        let head = |s: &str| s.chars().take(len).collect::<String>();
+        secret.chars().count() >= len
+            && read(&self.keys)
+                .iter()
+                .any(|s| s.key.is_active && head(s.key.secret.expose()) == head(secret))
+    }
+
     /// True when `secret` was an active key's before any rotation (the
     /// stale check of `webhooks-stale-secrets`).
     pub(crate) fn accepted_at_start(&self, data: &Dataset, secret: &str) -> bool {

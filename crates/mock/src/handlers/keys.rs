@@ -17,6 +17,9 @@ impl App {
         } else {
             self.fragments(q.list("names")?)
         };
+        for name in &names {
+            self.plain_value("names", name)?;
+        }
         let active = q
             .boolean("is_active")?
             .filter(|_| !self.faults.has(Fault::KeysActiveFilterIgnored));

@@ -15,6 +15,9 @@ impl App {
         let alias_type = q.choice("alias_type", &["MOBILE"])?;
         let alias_value = q.one("alias_value")?.filter(|v| !v.is_empty());
         let iban = q.one("iban")?.filter(|v| !v.is_empty());
+        for (name, value) in [("iban", iban), ("alias_value", alias_value)] {
+            self.plain_value(name, value.unwrap_or(""))?;
+        }
         let d = &self.data;
         let f = &self.faults;
         let found = match (iban, alias_type, alias_value) {
@@ -45,6 +48,7 @@ impl App {
         let with_title =
             q.boolean("with_title_fetch")?.unwrap_or(false) && !self.legal.has(Legal::TitleEmpty);
         let value = q.one("alias_value")?.filter(|v| !v.is_empty());
+        self.plain_value("alias_value", value.unwrap_or(""))?;
         let found = match value {
             None if self.faults.has(Fault::AliasValueOptional) => Some(0),
             None => return Err("`alias_value` is required".to_owned()),

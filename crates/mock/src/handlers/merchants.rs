@@ -43,6 +43,9 @@ impl App {
         } else {
             q.list("names")?
         };
+        for name in &listed {
+            self.plain_value("names", name)?;
+        }
         let exact = self.name_values(listed);
         let names = self.fragments(exact.clone());
         let exact = self.legal.has(Legal::MerchantNamesExact).then_some(exact);
@@ -74,6 +77,9 @@ impl App {
         let status = q
             .choice("status", &["Active", "Inactive", "Suspended"])?
             .filter(|_| !self.faults.has(Fault::RailStatusFilterIgnored));
+        if let Some(name) = q.one("name")? {
+            self.plain_value("name", name)?;
+        }
         let name = q
             .one("name")?
             .map(|n| self.fold(&self.name_value(n)))
@@ -83,7 +89,10 @@ impl App {
             .in_order(0..d.rail_merchant_count())
             .map(|i| d.rail_merchant(i))
             .filter(|m| status.is_none_or(|s| m.status.as_str() == s))
-            .filter(|m| name.as_ref().is_none_or(|n| self.fold(&m.name).contains(n)));
+            .filter(|m| {
+                name.as_ref()
+                    .is_none_or(|n| self.contains(&self.fold(&m.name), n))
+            });
         let (merchants, count) = self.counted_page(rows, offset, limit);
         Ok(reply::ok(&RailMerchantList {
             merchants,
@@ -105,7 +114,8 @@ impl App {
     }
 
     pub(crate) fn rail_merchant(&self, id: &str) -> Result<Reply, Invalid> {
-        let id = RailMerchantId::parse(id).map_err(|e| e.to_string())?;
+        let id = self.token_case(id);
+        let id = RailMerchantId::parse(&id).map_err(|e| e.to_string())?;
         Ok(match self.data.rail_merchant_index(id.as_str()) {
             Some(i) if self.faults.has(Fault::RailMerchantWrongRecord) => {
                 let next = (i + 1) % self.data.rail_merchant_count();

@@ -94,6 +94,9 @@ impl App {
         if negative && self.faults.has(Fault::NegativeLimitAccepted) {
             return Ok(default);
         }
+        if let Some(limit) = q.count("limit").ok().flatten() {
+            self.not_huge("limit", limit)?;
+        }
         if self.legal.has(Legal::LimitAboveMax400)
             && q.count("limit")?.is_some_and(|l| l > LIMIT_MAX)
         {
@@ -116,6 +119,15 @@ impl App {
         self.lenient(q.cursor(), 0)
     }
 
+    /// With `huge-numbers-400`, an offset or page size of 2^31 or more is
+    /// refused (a cursor is an id the server gave, however large).
+    fn not_huge(&self, name: &str, value: u64) -> Result<(), Invalid> {
+        if self.legal.has(Legal::HugeNumbers400) && value >= 1 << 31 {
+            return Err(format!("`{name}` must be below 2^31"));
+        }
+        Ok(())
+    }
+
     /// The rows of an offset list in the server's order: the mock's, or
     /// the reverse with `offset-order-reversed`.
     fn in_order<'a, T: 'a>(
@@ -126,6 +138,16 @@ impl App {
             Box::new(rows.rev())
         } else {
             Box::new(rows)
+        }
+    }
+
+    /// A token as the handlers compare it: as sent, or lowercased with
+    /// the `tokens-case-insensitive` fault.
+    fn token_case(&self, token: &str) -> String {
+        if self.faults.has(Fault::TokensCaseInsensitive) {
+            token.to_ascii_lowercase()
+        } else {
+            token.to_owned()
         }
     }
 
@@ -143,7 +165,28 @@ impl App {
     /// case, unless `fragments-case-exact`).
     fn matches_any(&self, name: &str, fragments: &[String]) -> bool {
         let name = self.fold(name);
-        fragments.is_empty() || fragments.iter().any(|f| name.contains(f.as_str()))
+        fragments.is_empty() || fragments.iter().any(|f| self.contains(&name, f))
+    }
+
+    /// Whether `name` holds `fragment`: as text, or with the
+    /// `filter-like-wildcards` fault as the SQL pattern `%fragment%`.
+    fn contains(&self, name: &str, fragment: &str) -> bool {
+        if self.faults.has(Fault::FilterLikeWildcards) {
+            let name: Vec<char> = name.chars().collect();
+            let pattern: Vec<char> = format!("%{fragment}%").chars().collect();
+            like(&name, &pattern)
+        } else {
+            name.contains(fragment)
+        }
+    }
+
+    /// With `wildcards-refused`, a name filter or lookup value holding a
+    /// character a pattern language reads as a wildcard is refused.
+    fn plain_value(&self, name: &str, value: &str) -> Result<(), Invalid> {
+        if self.legal.has(Legal::WildcardsRefused) && value.contains(['%', '_', '*', '?']) {
+            return Err(format!("`{name}` must not hold %, _, * or ?"));
+        }
+        Ok(())
     }
 
     /// `name` as fragments are compared with it.
@@ -157,8 +200,11 @@ impl App {
 
     fn offset(&self, q: &Query) -> Result<u64, Invalid> {
         let offset = self.lenient(q.offset(), 0)?;
+        self.not_huge("offset", offset)?;
         Ok(if self.faults.has(Fault::OffsetIgnored) {
             0
+        } else if self.faults.has(Fault::OffsetTruncated32) {
+            offset & u64::from(u32::MAX)
         } else if offset > 0 && self.faults.has(Fault::OffsetOffByOne) {
             offset.saturating_add(1)
         } else {
@@ -207,5 +253,16 @@ impl App {
                 .is_some_and(|d| d.eq_ignore_ascii_case("ASC")));
         }
         q.ascending()
+    }
+}
+
+/// SQL `LIKE`: `%` matches any run of characters, `_` any one.
+fn like(text: &[char], pattern: &[char]) -> bool {
+    match pattern.split_first() {
+        None => text.is_empty(),
+        Some(('%', rest)) => (0..=text.len()).any(|i| like(&text[i..], rest)),
+        Some((p, rest)) => text
+            .split_first()
+            .is_some_and(|(t, more)| (*p == '_' || p == t) && like(more, rest)),
     }
 }

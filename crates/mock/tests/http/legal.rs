@@ -270,6 +270,8 @@ fn probe(api: &Api) -> Vec<String> {
         send("GET", "/merchants", &[("limit", "3")], &key, ""),
         send("GET", "/merchants", &[("limit", "100")], &key, ""),
         send("GET", "/merchants", &[("names", &fragment)], &key, ""),
+        send("GET", "/merchants", &[("names", "a_b")], &key, ""),
+        send("GET", "/keys", &[("offset", "2147483648")], &key, ""),
         send(
             "GET",
             "/refunds",
