@@ -539,8 +539,18 @@ fn main() {
         walk_child();
         return;
     }
+    // `cargo bench --bench evidence -- NAME…` measures only the figures
+    // whose names hold one of the words, and keeps the others of
+    // `target/bench.json` as they were.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let mut results: Vec<(&str, f64, &str)> = Vec::new();
     let mut step = |name: &'static str, target: &'static str, f: &mut dyn FnMut() -> f64| {
+        if !only.is_empty() && !only.iter().any(|w| name.contains(w.as_str())) {
+            return;
+        }
         eprint!("{name} … ");
         let _ = std::io::stderr().flush();
         let v = f();
@@ -644,16 +654,17 @@ fn report(results: &[(&str, f64, &str)]) {
     for (name, value, target) in results {
         println!("{name:<38} {value:>14.3}  {target}");
     }
-    let json: serde_json::Map<String, Value> = results
-        .iter()
-        .map(|(n, v, _)| {
-            (
-                (*n).to_owned(),
-                serde_json::Number::from_f64(*v).map_or(Value::Null, Value::Number),
-            )
-        })
-        .collect();
     let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/bench.json"));
+    let mut json: serde_json::Map<String, Value> = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    for (n, v, _) in results {
+        json.insert(
+            (*n).to_owned(),
+            serde_json::Number::from_f64(*v).map_or(Value::Null, Value::Number),
+        );
+    }
     match std::fs::write(
         path,
         serde_json::to_string_pretty(&Value::Object(json)).unwrap_or_default() + "\n",

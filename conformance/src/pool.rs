@@ -27,11 +27,33 @@ struct State {
     answers: usize,
     /// Urgent requests waiting for a slot: the others wait behind them.
     urgent: usize,
+    /// Requests that are not patient waiting for a slot: the patient
+    /// ones wait behind them.
+    eager: usize,
+}
+
+/// How a thread's requests queue for a slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// Before any other ([`urgent`]).
+    Urgent,
+    /// In turn.
+    Normal,
+    /// After every request that is not patient ([`patient`]).
+    Patient,
 }
 
 thread_local! {
-    /// Whether this thread's requests are urgent ([`urgent`]).
-    static URGENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How this thread's requests queue ([`urgent`], [`patient`]); the
+    /// threads of [`Pool::map`] take their caller's.
+    static TURN: std::cell::Cell<Turn> = const { std::cell::Cell::new(Turn::Normal) };
+}
+
+fn with_turn<R>(turn: Turn, f: impl FnOnce() -> R) -> R {
+    let was = TURN.with(|t| t.replace(turn));
+    let out = f();
+    TURN.with(|t| t.set(was));
+    out
 }
 
 /// Runs `f` with this thread's requests urgent: each takes the next free
@@ -40,10 +62,15 @@ thread_local! {
 /// rule's burst adds to the run's length; a burst waits as long either
 /// way.
 pub fn urgent<R>(f: impl FnOnce() -> R) -> R {
-    let was = URGENT.with(|u| u.replace(true));
-    let out = f();
-    URGENT.with(|u| u.set(was));
-    out
+    with_turn(Turn::Urgent, f)
+}
+
+/// Runs `f` with this thread's requests patient: each takes a free slot
+/// only when no other request waits for one. For a burst of many
+/// requests side by side (the families of properties), which then fills
+/// the waits of the others' chains instead of lengthening them.
+pub fn patient<R>(f: impl FnOnce() -> R) -> R {
+    with_turn(Turn::Patient, f)
 }
 
 /// A request slot, given back when dropped.
@@ -68,6 +95,7 @@ impl Pool {
                 allowed: jobs,
                 answers: 0,
                 urgent: 0,
+                eager: 0,
             }),
             freed: Condvar::new(),
         }
@@ -89,17 +117,26 @@ impl Pool {
 
     /// Waits for a free slot: a request may be sent while it is held.
     pub fn slot(&self) -> Slot<'_> {
-        let urgent = URGENT.with(std::cell::Cell::get);
+        let turn = TURN.with(std::cell::Cell::get);
+        let (urgent, eager) = (turn == Turn::Urgent, turn != Turn::Patient);
         let mut state = self.lock();
         state.urgent += usize::from(urgent);
-        while state.in_flight >= state.allowed || (!urgent && state.urgent > 0) {
+        state.eager += usize::from(eager);
+        while state.in_flight >= state.allowed
+            || (!urgent && state.urgent > 0)
+            || (!eager && state.eager > 0)
+        {
             state = self
                 .freed
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
         }
         state.urgent -= usize::from(urgent);
+        state.eager -= usize::from(eager);
         state.in_flight += 1;
+        drop(state);
+        // A patient waiter may be next now that this one is served.
+        self.freed.notify_all();
         Slot(self)
     }
 
@@ -137,18 +174,21 @@ impl Pool {
         }
         let next = AtomicUsize::new(0);
         let threads = self.jobs.min(items.len());
+        let turn = TURN.with(std::cell::Cell::get);
         let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|_| {
                     scope.spawn(|| {
-                        let mut out = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, Ordering::SeqCst);
-                            let Some(item) = items.get(i) else {
-                                return out;
-                            };
-                            out.push((i, f(item)));
-                        }
+                        with_turn(turn, || {
+                            let mut out = Vec::new();
+                            loop {
+                                let i = next.fetch_add(1, Ordering::SeqCst);
+                                let Some(item) = items.get(i) else {
+                                    return out;
+                                };
+                                out.push((i, f(item)));
+                            }
+                        })
                     })
                 })
                 .collect();
@@ -221,6 +261,41 @@ mod tests {
             drop(held);
         });
         assert_eq!(*order.lock().unwrap(), ["urgent", "plain"]);
+    }
+
+    #[test]
+    fn patient_requests_wait_behind_every_other_and_a_map_keeps_its_turn() {
+        let pool = Pool::new(1);
+        let order = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            let held = pool.slot();
+            let (pool, order) = (&pool, &order);
+            // The patient requests wait first, from the threads of a map;
+            // the plain one still goes before them.
+            scope.spawn(move || {
+                patient(|| {
+                    pool.map(&[1, 2], |_| {
+                        let _slot = pool.slot();
+                        order.lock().unwrap().push("patient");
+                    })
+                });
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            scope.spawn(move || {
+                let _slot = pool.slot();
+                order.lock().unwrap().push("plain");
+            });
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while pool.lock().eager == 0 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the plain request never waited"
+                );
+                std::thread::yield_now();
+            }
+            drop(held);
+        });
+        assert_eq!(*order.lock().unwrap(), ["plain", "patient", "patient"]);
     }
 
     #[test]

@@ -266,7 +266,16 @@ fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseli
                 |id, fp| baseline.knows(id, fp),
             );
         }
-        let outcome = catch_unwind(AssertUnwindSafe(|| rule.judge(&check))).unwrap_or_else(|_| {
+        // A family's burst of requests fills the waits of the other
+        // rules' chains (`pool::patient`) instead of lengthening them.
+        let judge = || {
+            if rule.of_a_family_of_properties() {
+                crate::pool::patient(|| rule.judge(&check))
+            } else {
+                rule.judge(&check)
+            }
+        };
+        let outcome = catch_unwind(AssertUnwindSafe(judge)).unwrap_or_else(|_| {
             Outcome::judged(
                 0,
                 vec![check.note("the rule panicked: a bug of the harness")],

@@ -13,6 +13,7 @@ mod ops;
 pub mod resources;
 mod rooms;
 pub mod subject;
+mod text;
 mod walk;
 
 pub use errors::{ERRORS, Form, Message, REFERENCES, error_case};
@@ -51,6 +52,7 @@ pub use ops::{BATCH_STATUSES, OPS};
 pub use resources::{CountForm, Field, Kind};
 pub use rooms::ROOMS;
 pub use subject::{At, Place, Said, Subject};
+pub use text::SILENT;
 pub use walk::Walk;
 
 /// The 17 operations of API.md.

@@ -168,7 +168,7 @@ pub const ROOMS: &[Room] = &[
     ),
     room(
         "success-status",
-        "Conventions 7: \"Success status code is stated only for the payment-charges operation (200)\"",
+        "Conventions 7: \"Success status code is stated only for the payment-charges operation (200); for the others the success body is given and the status code is not shown.\"",
         &[
             "200",
             "201 (a created export)",

@@ -187,6 +187,24 @@ pub(super) fn judge(
     }
 }
 
+/// Judges `given` on `list` in one request: the first page of up to 100
+/// rows (the list's default order), for a rule that asks many values and
+/// only needs to know which rows a value keeps.
+pub(super) fn judge_page(c: &Check<'_>, list: &ListModel, given: &[Given]) -> Result<(), Failure> {
+    let limit = 100.min(list.cap as usize).max(1);
+    match list.source.paging() {
+        Paging::Offset => offset_case(c, list, given, Order::Forward, &[], 0, limit).map(|_| ()),
+        Paging::Cursor => {
+            let mut query: Vec<(String, String)> = given.iter().flat_map(Given::pairs).collect();
+            query.push((names::LIMIT.into(), limit.to_string()));
+            let what = format!("{}?{}", list.source.label, query_text(&query));
+            let got = super::paging::fetch(c, &list.source, &query);
+            let expected = due(list, given, None);
+            super::paging::judge_rows(c, &got, list, &expected.slice(0, limit), &what)
+        }
+    }
+}
+
 fn run(c: &Check<'_>, cases: Vec<(&ListModel, Vec<Given>)>) -> Outcome {
     if cases.is_empty() {
         return Outcome::skipped("no list showed rows to filter");

@@ -433,6 +433,26 @@ mod tests {
         text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    /// A required check rests on a sentence of API.md: a rule quoting
+    /// only WIRE.md (the choices the mock made) is an observation.
+    #[test]
+    fn every_required_rule_rests_on_a_sentence_of_api_md() {
+        let api = spec("API.md");
+        for r in catalogue().iter().filter(|r| r.level == Level::Required) {
+            assert!(
+                r.says.iter().any(|q| api.contains(&spec_text(q))),
+                "{}: a required rule quotes no sentence of API.md",
+                r.id
+            );
+        }
+    }
+
+    /// A quote as the specification's text is compared: whitespace
+    /// collapsed.
+    fn spec_text(quote: &str) -> String {
+        quote.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
     #[test]
     fn every_rule_quotes_the_text_it_rests_on_verbatim() {
         let (api, wire) = (spec("API.md"), spec("WIRE.md"));

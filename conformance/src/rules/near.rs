@@ -73,17 +73,12 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "every filter of every list, with values the list shows one slip away (case, prefix, appended, end changed, SQL and glob wildcards, whitespace, look-alikes, fullwidth forms, double encoding, numbers past 2^31, 2^32, 2^53, 2^63 and 2^64): exactly the rows the literal value keeps under API.md's readings, or a 400",
             faults: &[
-                Fault::FilteredExceedsTotal,
                 Fault::BatchFilterIgnored,
                 Fault::OffsetIgnored,
-                Fault::OffsetLimitIgnored,
                 Fault::UnicodeQuery500,
                 Fault::OffsetPastEndWraps,
                 Fault::HugeNumber500,
-                Fault::LaterPagesDropField,
-                Fault::LaterPagesCountDrift,
                 Fault::NameFragmentPrefixOnly,
-                Fault::OffsetOffByOne,
                 Fault::NonAsciiNameFilter,
                 Fault::FilterLikeWildcards,
                 Fault::TokensCaseInsensitive,
@@ -99,7 +94,7 @@ pub fn rules() -> Vec<Rule> {
                 "account metadata by IBAN or alias.",
                 "account title metadata for a till-code alias.",
             ],
-            summary: "every lookup (IBAN, mobile alias, till code) with its known value one slip away, sent right after the known one: never answered with the account the known value names",
+            summary: "every lookup (IBAN, mobile alias, till code) with its known value one slip away: never answered with the account the known value names",
             faults: &[
                 Fault::TillAnyAccount,
                 Fault::LookupCacheIgnoresQuery,
@@ -142,10 +137,10 @@ fn learned_filter(op: &Op, p: &crate::contract::Param) -> bool {
     on::filter(op, p) && !matches!(p.domain, Domain::Bool | Domain::Choice(_))
 }
 
-/// How many known values of each place a rule tries: two by default,
-/// more with `--cases` (one per 16 cases).
+/// How many known values of each place a rule tries: one by default,
+/// more with `--cases` (one per 32 cases).
 fn per_place(c: &Check<'_>) -> usize {
-    (c.ctx.options.cases as usize / 16).max(1)
+    (c.ctx.options.cases as usize / 32).max(1)
 }
 
 /// Every secret the run has seen: a near miss equal to one is a valid
@@ -302,34 +297,71 @@ fn filter_misses(param: &crate::contract::Param, value: &str, pick: &mut Picker)
 }
 
 fn filters(c: &Check<'_>) -> Outcome {
-    let mut cases: Vec<(&ListModel, &'static crate::contract::Param, NearMiss)> = Vec::new();
+    // A filter that takes several values is asked once with every near
+    // miss of a value at once: the literal values keep the rows any of
+    // them keeps. Only a failing case is asked again value by value, to
+    // name the slip.
+    let mut cases: Vec<(&ListModel, &'static crate::contract::Param, Vec<NearMiss>)> =
+        Vec::new();
     for list in super::filters::filterable(c) {
         let mut pick = Picker::new(c.ctx.options.seed, &format!("near {}", list.source.label));
         for param in list.source.op.filters() {
             if !learned_filter(list.source.op, param) {
                 continue;
             }
+            let several = param.filter().is_some_and(|f| f.many != Many::One);
             for value in super::values::candidates(list, param, &mut pick)
                 .into_iter()
                 .take(per_place(c))
             {
-                for miss in filter_misses(param, &value, &mut pick) {
-                    cases.push((list, param, miss));
+                // Together only the near misses that keep no row under any
+                // reading: one that a legal reading matches (a case-swapped
+                // fragment, where case may not count) would hide the rows
+                // the others wrongly keep.
+                let (together, alone): (Vec<NearMiss>, Vec<NearMiss>) =
+                    filter_misses(param, &value, &mut pick)
+                        .into_iter()
+                        .partition(|m| {
+                            several
+                                && super::values::matched(
+                                    list,
+                                    &[Given::one(param, m.value.clone())],
+                                ) == 0
+                        });
+                if !together.is_empty() {
+                    cases.push((list, param, together));
                 }
+                cases.extend(alone.into_iter().map(|m| (list, param, vec![m])));
             }
         }
     }
     if cases.is_empty() {
         return Outcome::skipped("no list showed a value to filter by");
     }
-    let results = c.map(&cases, |(list, param, miss)| {
-        let mut pick = Picker::new(c.ctx.options.seed, &format!("near {}", miss.value));
-        super::filters::judge(c, list, &[Given::one(param, miss.value.clone())], &mut pick)
+    let results = c.map(&cases, |(list, param, misses)| {
+        let ask = |misses: &[NearMiss]| {
+            let values = misses.iter().map(|m| m.value.clone()).collect();
+            vec![unless_refused(super::filters::judge_page(
+                c,
+                list,
+                &[Given { param, values }],
+            ))]
+        };
+        let together = ask(misses);
+        let failed = |rs: &[Result<(), Failure>]| rs.iter().any(|r| matches!(r, Err(f) if !f.inconclusive));
+        if misses.len() < 2 || !failed(&together) {
+            return together;
+        }
+        misses
+            .chunks(1)
+            .map(ask)
+            .find(|alone| failed(alone))
+            .unwrap_or(together)
     });
     let mut judge = Judge::default();
     for ((list, param, _), results) in cases.iter().zip(results) {
         for r in results {
-            judge.at(Place::new(list.source.op.id, At::Param(param.wire)), unless_refused(r));
+            judge.at(Place::new(list.source.op.id, At::Param(param.wire)), r);
         }
     }
     judge.outcome()
@@ -410,9 +442,6 @@ fn lookups(c: &Check<'_>) -> Outcome {
         return Outcome::skipped("no lookup by a known value succeeded");
     }
     let results = c.map(&cases, |(lookup, value, known, miss)| {
-        // The known value first, then its near miss: an answer kept for
-        // the one must not serve the other.
-        c.send(lookup.request(value));
         let e = c.send(lookup.request(&miss.value));
         let named = account(known);
         if named.is_empty() || account(&e) != named {
@@ -463,7 +492,11 @@ fn positions(c: &Check<'_>) -> Outcome {
                 Role::Limit { .. } if list.reads(param.wire) => (1, param.wire),
                 _ => continue,
             };
-            for miss in wrapped(&small.to_string()) {
+            // 2^53 rounds in a double to a far number, not a near one.
+            for miss in wrapped(&small.to_string())
+                .into_iter()
+                .filter(|m| m.slip != super::forms::Slip::Wrapped(53))
+            {
                 cases.push((
                     list,
                     Far {

@@ -1,10 +1,13 @@
 //! The harness is right the other way too: a server that makes another
 //! legal choice than the mock's, where API.md leaves room, passes. Each
-//! legal choice of the mock alone, and all of them at once, pass every
-//! required rule (exit 0, nothing required failed or inconclusive).
+//! legal choice of the mock alone, all of them at once, and random legal
+//! servers drawn from every room pass every required rule (exit 0,
+//! nothing required failed or inconclusive).
 
 use aggpay_conformance::EXIT_OK;
 use aggpay_mock::{Legal, MockConfig, MockServer};
+use proptest::prelude::*;
+use proptest::test_runner::{Config as ProptestConfig, TestError, TestRunner};
 use serde_json::Value;
 
 use crate::support::{BESIDE_OTHERS, json_run, on_every_core};
@@ -57,4 +60,90 @@ fn every_legal_choice_alone_passes() {
 fn every_compatible_legal_choice_at_once_passes() {
     let problems = judge(&Legal::compatible());
     assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// Random legal servers: several legal choices at once, drawn from every
+/// room the mock can take another reading of (of two exclusive choices,
+/// the first drawn), on a dataset of a random seed. Shrinking drops
+/// choices: a failure ends at the fewest choices that still fail.
+fn legal_servers() -> impl Strategy<Value = (Vec<Legal>, u64)> {
+    (
+        proptest::sample::subsequence(Legal::ALL.to_vec(), 0..=Legal::ALL.len()).prop_map(
+            |drawn| {
+                let mut chosen: Vec<Legal> = Vec::new();
+                for l in drawn {
+                    if !chosen.iter().any(|c| c.excludes(l)) {
+                        chosen.push(l);
+                    }
+                }
+                chosen
+            },
+        ),
+        any::<u64>(),
+    )
+}
+
+/// How many random legal servers `random_legal_servers_pass` draws:
+/// `AGGPAY_LEGAL_SERVERS` (`just bench` raises it), at least 20.
+fn legal_server_count() -> u32 {
+    std::env::var("AGGPAY_LEGAL_SERVERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20)
+        .max(20)
+}
+
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(ProptestConfig {
+        cases,
+        failure_persistence: None,
+        // Each case is a whole run: shrinking is bounded in steps.
+        max_shrink_iters: 64,
+        ..ProptestConfig::default()
+    })
+}
+
+#[test]
+fn random_legal_servers_pass() {
+    let result = runner(legal_server_count()).run(&legal_servers(), |(choices, seed)| {
+        let mut config = MockConfig::new().seed(seed % 1_000);
+        for c in &choices {
+            config = config.legal(*c);
+        }
+        let server = MockServer::start(config).unwrap();
+        let (code, report) = json_run(&server, &BESIDE_OTHERS);
+        let problems = required_not_passed(&report);
+        prop_assert!(
+            problems.is_empty() && code == EXIT_OK,
+            "exit {code}: {problems:#?}"
+        );
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("a legal server failed (shrunk to the fewest choices that still fail): {e}");
+    }
+}
+
+/// The shrinking the fuzz relies on, shown on a planted unfair check: one
+/// that fails any server making both `count-page` and `offset-max-7`
+/// (as a harness assuming a count counts the whole list would, where
+/// pages are short) ends at exactly those two choices, whatever else the
+/// first failing server chose.
+#[test]
+fn a_planted_unfair_check_shrinks_to_the_choices_it_trips_on() {
+    let unfair = |choices: &[Legal]| {
+        !(choices.contains(&Legal::CountPage) && choices.contains(&Legal::OffsetMax7))
+    };
+    let result = runner(256).run(&legal_servers(), |(choices, _)| {
+        prop_assert!(unfair(&choices));
+        Ok(())
+    });
+    match result {
+        Err(TestError::Fail(_, (choices, _))) => {
+            let mut names: Vec<&str> = choices.iter().map(|l| l.name()).collect();
+            names.sort_unstable();
+            assert_eq!(names, ["count-page", "offset-max-7"]);
+        }
+        other => panic!("the planted check was not tripped and shrunk: {other:?}"),
+    }
 }
