@@ -4,8 +4,8 @@
 //! servers drawn from every room pass every required rule (exit 0,
 //! nothing required failed or inconclusive).
 
-use aggpay_conformance::EXIT_OK;
-use aggpay_mock::{Legal, MockConfig, MockServer};
+use aggpay_conformance::{EXIT_FAILED, EXIT_OK};
+use aggpay_mock::{Fault, Legal, MockConfig, MockServer};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, TestError, TestRunner};
 use serde_json::Value;
@@ -146,4 +146,50 @@ fn a_planted_unfair_check_shrinks_to_the_choices_it_trips_on() {
         }
         other => panic!("the planted check was not tripped and shrunk: {other:?}"),
     }
+}
+
+/// The other way round: a sample of faults, each on a random legal server
+/// (several legal choices underneath), is still caught: the run fails
+/// (strictly: a fault of an observation fails it too). A fault and a
+/// choice that are two readings of one point (a page size above the
+/// maximum refused, and the cap that fault removes) are not drawn together.
+#[test]
+fn faults_are_caught_over_random_legal_servers() {
+    let faults = proptest::sample::select(Fault::ALL.to_vec());
+    let result =
+        runner(legal_server_count()).run(&(faults, legal_servers()), |(fault, (choices, seed))| {
+            let choices: Vec<Legal> = choices.into_iter().filter(|l| !masks(*l, fault)).collect();
+            let mut config = MockConfig::new().seed(seed % 1_000).fault(fault);
+            for c in &choices {
+                config = config.legal(*c);
+            }
+            let server = MockServer::start(config).unwrap();
+            let mut args = vec!["--strict"];
+            args.extend(BESIDE_OTHERS);
+            let (code, _) = json_run(&server, &args);
+            prop_assert_eq!(
+                code,
+                EXIT_FAILED,
+                "{} with {:?} was not caught",
+                fault,
+                choices
+            );
+            Ok(())
+        });
+    if let Err(e) = result {
+        panic!("a fault hid behind legal choices: {e}");
+    }
+}
+
+/// Whether legal choice `l` takes away what fault `f` breaks: then the
+/// server making both is not faulty at that point.
+fn masks(l: Legal, f: Fault) -> bool {
+    matches!(
+        (l, f),
+        (Legal::LimitAboveMax400, Fault::NoLimitCap)
+            | (
+                Legal::PageNames,
+                Fault::PagingUnread | Fault::OffsetIgnored | Fault::OffsetLimitIgnored
+            )
+    )
 }
