@@ -148,6 +148,16 @@ pub fn near_misses(value: &str, carrier: Carrier, pick: &mut Picker) -> Vec<Near
     out
 }
 
+/// A value of `known`'s own shape that is not `known`: its last quarter
+/// of letters and digits changed, each within its alphabet (same prefix,
+/// length and alphabet). What the harness sends for "a record that does
+/// not exist", so that a server checking its own id format more strictly
+/// than API.md does judges it as it would any unknown id of its own.
+pub fn unknown_like(known: &str) -> Option<String> {
+    let chars: Vec<char> = known.chars().collect();
+    end_changed(&chars, (chars.len() / 4).max(2))
+}
+
 /// The wrapped forms of a decimal number: plus 2^31, 2^32, 2^53, 2^63
 /// and 2^64, the widths servers store numbers in. None for other text.
 pub fn wrapped(value: &str) -> Vec<NearMiss> {

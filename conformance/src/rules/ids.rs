@@ -14,7 +14,7 @@ use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Kind, OPS, Op, OpId};
 use crate::http::{Exchange, Request, encode, show};
 use crate::model::expect::differs;
-use crate::model::{Picker, path_id};
+use crate::model::path_id;
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -243,9 +243,10 @@ fn path_match(c: &Check<'_>) -> Outcome {
     judge.outcome()
 }
 
-/// A well-formed id that names nothing: a known one with its last
-/// characters changed, or a made-up one of the usual shape.
-fn unknown_ids(c: &Check<'_>, op: &Op) -> Vec<String> {
+/// Ids that name nothing: a known one with its last characters changed
+/// within their alphabet (true: of the server's own shape), and a made-up
+/// one (false).
+fn unknown_ids(c: &Check<'_>, op: &Op) -> Vec<(String, bool)> {
     let Some(id) = op.path_id else {
         return Vec::new();
     };
@@ -262,21 +263,18 @@ fn unknown_ids(c: &Check<'_>, op: &Op) -> Vec<String> {
             .map(str::to_owned),
         _ => None,
     };
-    let mut pick = Picker::new(c.ctx.options.seed, &format!("unknown {}", op.name));
-    let mut out = Vec::new();
-    if let Some(k) = known.filter(|k| k.len() > id.prefix.len() + 4) {
-        let keep = k.len() - 4;
-        let tail: String = (0..4)
-            .map(|_| char::from(b"0123456789abcdef"[pick.below(16)]))
-            .collect();
-        let changed = format!("{}{tail}", &k[..keep]);
-        if changed != k {
-            out.push(changed);
-        }
-    }
+    // One of the server's own shape, derived from a known id: judged as
+    // an unknown id (404 where API.md lists it). One made up, whose
+    // shape the server may refuse: never a 5xx, never a record.
+    let mut out: Vec<(String, bool)> = known
+        .as_deref()
+        .and_then(super::forms::unknown_like)
+        .map(|u| (u, true))
+        .into_iter()
+        .collect();
     let len = id.exact_len.unwrap_or(id.prefix.len() + 16);
     let body_len = len.saturating_sub(id.prefix.len());
-    out.push(format!("{}{}", id.prefix, "0".repeat(body_len)));
+    out.push((format!("{}{}", id.prefix, "0".repeat(body_len)), false));
     out
 }
 
@@ -296,7 +294,11 @@ fn odd_ids(op: &Op) -> Vec<String> {
 fn unknown(c: &Check<'_>) -> Outcome {
     let mut cases: Vec<(&'static Op, String, bool)> = Vec::new();
     for op in OPS.iter().filter(|o| o.path_id.is_some() && !o.is_write()) {
-        cases.extend(unknown_ids(c, op).into_iter().map(|id| (op, id, true)));
+        cases.extend(
+            unknown_ids(c, op)
+                .into_iter()
+                .map(|(id, own_shape)| (op, id, own_shape)),
+        );
         cases.extend(odd_ids(op).into_iter().map(|id| (op, id, false)));
     }
     let results = c.map(&cases, |(op, id, well_formed)| {
