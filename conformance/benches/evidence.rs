@@ -644,32 +644,68 @@ fn main() {
     step("conformance_1m_seconds", "<= 2", &mut || seconds_1m);
     step("client_deps", "light", &mut || client_deps());
 
-    report(&results);
+    let figures: Vec<aggpay_testkit::bench::Figure> = results
+        .into_iter()
+        .map(|(name, value, target)| {
+            aggpay_testkit::bench::Figure::new(name, value, target, how(name))
+        })
+        .collect();
+    aggpay_testkit::bench::record(&figures);
 }
 
-/// Prints the figures as a table and writes them to `target/bench.json`.
-fn report(results: &[(&str, f64, &str)]) {
-    println!("\n{:<38} {:>14}  target", "benchmark", "value");
-    println!("{}", "-".repeat(64));
-    for (name, value, target) in results {
-        println!("{name:<38} {value:>14.3}  {target}");
-    }
-    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/bench.json"));
-    let mut json: serde_json::Map<String, Value> = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
-    for (n, v, _) in results {
-        json.insert(
-            (*n).to_owned(),
-            serde_json::Number::from_f64(*v).map_or(Value::Null, Value::Number),
-        );
-    }
-    match std::fs::write(
-        path,
-        serde_json::to_string_pretty(&Value::Object(json)).unwrap_or_default() + "\n",
-    ) {
-        Ok(()) => println!("\nwrote {}", path.display()),
-        Err(e) => eprintln!("could not write {}: {e}", path.display()),
+/// How each figure of this bench is measured.
+fn how(name: &str) -> &'static str {
+    match name {
+        "client_overhead_ratio" => {
+            "typed `list_settlement_batches` (limit 100) through `aggpay` over the same request with raw `ureq` and `serde_json::Value`, keep-alive, interleaved rounds; the raw agent has the client's default timeouts"
+        }
+        "client_overhead_ratio_untimed_baseline" => {
+            "the same against a raw agent with no timeouts at all (ureq's default)"
+        }
+        "decode_ratio" => {
+            "decoding one 100-transaction page as the client does (UTF-8 checked once, parsed into the typed models) over `serde_json::from_slice::<Value>` on the same bytes"
+        }
+        "decode_ratio_same_read" => {
+            "the same against a `Value` read as the client reads: what the models alone cost"
+        }
+        "decode_mb_per_s" => "typed decoding throughput of that page",
+        "walk_1m_seconds" => {
+            "1,000,000 transactions of a mock batch through `Client::batch_transactions` (10,001 pages), every row decoded and validated"
+        }
+        "walk_1m_pages" => {
+            "pages of that walk: an exact multiple of the page ends with one empty page"
+        }
+        "walk_1m_peak_rss_mb" => "peak RSS (`VmHWM`) of that walk's process, mock included",
+        "mock_page_cpu_us" => {
+            "the mock's threads' CPU (`schedstat` of the threads named `aggpay-mock`) per 100-row page during that walk"
+        }
+        "page_cost_last_over_first" => "latency of the last page of that batch over the first",
+        "mock_requests_per_s" => {
+            "the mock: 2 client threads x 16 keep-alive connections on the batch list (limit 30), in-process"
+        }
+        "mock_requests_per_s_wrk" => {
+            "the same with `wrk -t2 -c32 -d5s` against the release binary (when `wrk` is installed)"
+        }
+        "mock_requests_per_s_before_tiny_http" => {
+            "the mock it replaced, the same `wrk` run: a recorded figure"
+        }
+        "conformance_default_seconds" => {
+            "the default harness run (the model of the server's data, every rule's cases, the families of properties, 16 random sequences) against the embedded mock"
+        }
+        "conformance_remote_seconds" => {
+            "the same run, every input given, against a mock that delays each answer by 50 ms"
+        }
+        "conformance_remote_200ms_seconds" => "the same at 200 ms (a staging on another continent)",
+        "conformance_chaos_false_failures" => {
+            "required-rule failures over 10 runs against the faithful mock through 5% 503, 5% 429, 2% resets and 5-60 ms of latency: each would be a false failure"
+        }
+        "conformance_chaos_inconclusive" => "required rules left inconclusive in those 10 runs",
+        "conformance_chaos_retries" => "requests sent again in those 10 runs",
+        "conformance_requests_1m" => {
+            "requests of the default run against a mock with a 1,000,000-row batch (read in windows)"
+        }
+        "conformance_1m_seconds" => "that run's time",
+        "client_deps" => "distinct crates in `cargo tree -p aggpay -e normal`; no async runtime",
+        _ => "",
     }
 }

@@ -74,23 +74,16 @@ impl Known {
     }
 }
 
-/// A value that names nothing: `known` with its last four characters
-/// changed (so its length and shape stay), or the prefix and digits.
+/// A value that names nothing: `known` with its last quarter changed
+/// within its alphabet (so its prefix, length and alphabet stay; `salt`
+/// picks one of several), or the prefix and digits.
 pub(super) fn unknown_like(known: Option<&String>, prefix: &str, len: usize, salt: u16) -> String {
-    let tail = format!("{:04x}", salt ^ 0x5a5a);
-    match known.filter(|k| k.len() > prefix.len() + 4 && k.is_ascii()) {
-        Some(k) => {
-            let head = &k[..k.len() - 4];
-            let candidate = format!("{head}{tail}");
-            if candidate == *k {
-                format!("{head}{:04x}", salt ^ 0xa5a5)
-            } else {
-                candidate
-            }
-        }
-        None => {
+    known
+        .filter(|k| k.len() > prefix.len() + 4)
+        .and_then(|k| crate::rules::forms::unknown_nth(k, salt))
+        .unwrap_or_else(|| {
+            let tail = format!("{:04x}", salt ^ 0x5a5a);
             let body = len.saturating_sub(prefix.len() + 4);
             format!("{prefix}{}{tail}", "0".repeat(body))
-        }
-    }
+        })
 }

@@ -31,13 +31,13 @@ use serde_json::Value;
 
 use self::command::{Command, Cred, Target, takes_target};
 use self::known::{Known, unknown_like};
-use self::machine::{Expect, Machine, Of, Opens, drift, split, swept};
+use self::machine::{Expect, Machine, Of, Opens};
 use self::script::Script;
 use crate::contract::{Op, OpId, names};
-use crate::http::{Auth, Exchange, Request, encode};
+use crate::http::{Exchange, Request, encode};
 use crate::model::{ListModel, Source, invariants, key_id};
 use crate::pool::urgent;
-use crate::rules::{Check, Failure, Outcome};
+use crate::rules::{Check, Finding, Outcome};
 
 /// The family of the rules that explore (`explore.*`).
 pub const FAMILY: &str = "explore.";
@@ -291,11 +291,11 @@ impl<'a> Explorer<'a> {
 
     /// Runs one sequence; the first step that breaks the contract fails
     /// it, with the script of the steps that led there.
-    fn run(&self, commands: &[Command]) -> Result<(), Failure> {
+    fn run(&self, commands: &[Command]) -> Result<(), Finding> {
         urgent(|| self.run_urgently(commands))
     }
 
-    fn run_urgently(&self, commands: &[Command]) -> Result<(), Failure> {
+    fn run_urgently(&self, commands: &[Command]) -> Result<(), Finding> {
         let mut script = Script::new(self.check, commands.len());
         let mut budget = Budget::default();
         for (i, command) in commands.iter().enumerate() {
@@ -313,7 +313,7 @@ impl<'a> Explorer<'a> {
         Ok(())
     }
 
-    fn read(&self, command: &Command, script: &mut Script<'_>) -> Result<(), Failure> {
+    fn read(&self, command: &Command, script: &mut Script<'_>) -> Result<(), Finding> {
         let machine = self.machine();
         let Some(planned) = self.plan(&machine, command) else {
             script.skipped(command, "no value of that kind is known");
@@ -334,7 +334,7 @@ impl<'a> Explorer<'a> {
         op: OpId,
         planned: &Planned,
         e: &Exchange,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Finding> {
         let c = &self.check;
         let Some(status) = e.status().filter(|_| e.transient.is_none()) else {
             // Not the server's answer: proves nothing, changes nothing.
@@ -428,7 +428,7 @@ impl<'a> Explorer<'a> {
     /// A read that shows the keys (the key list, the aggregator record)
     /// shows the machine's secrets; every other record is held to the
     /// state-bound statements of API.md.
-    fn judge_state(&self, machine: &Machine, op: OpId, e: &Exchange) -> Result<(), Failure> {
+    fn judge_state(&self, machine: &Machine, op: OpId, e: &Exchange) -> Result<(), Finding> {
         let c = &self.check;
         let keys = match op {
             OpId::Keys => e.rows("keys"),
@@ -485,7 +485,7 @@ impl<'a> Explorer<'a> {
 }
 
 /// IBAN answers that IBAN.
-fn answers_for(c: &Check<'_>, op: OpId, value: &str, e: &Exchange) -> Result<(), Failure> {
+fn answers_for(c: &Check<'_>, op: OpId, value: &str, e: &Exchange) -> Result<(), Finding> {
     let field = match op {
         OpId::AccountInfo if e.request.query_value(names::IBAN).is_some() => "iban",
         _ => match Op::get(op).path_id.and_then(|p| p.answers_for) {
@@ -509,7 +509,7 @@ fn answers_for(c: &Check<'_>, op: OpId, value: &str, e: &Exchange) -> Result<(),
     }
 }
 
-fn invariant_of(c: &Check<'_>, op: OpId, e: &Exchange) -> Result<(), Failure> {
+fn invariant_of(c: &Check<'_>, op: OpId, e: &Exchange) -> Result<(), Finding> {
     match invariants::of_answer(op, e) {
         Some(why) => Err(c.fail(e, why)),
         None => Ok(()),

@@ -3,7 +3,19 @@
 //! a rotation of the allowed key, the sweep (every operation tried with
 //! every secret the machine holds).
 
-use super::*;
+use std::sync::PoisonError;
+
+use serde_json::Value;
+
+use super::command::{Command, Cred, Target};
+use super::machine::{self, Machine, Of, Opens, drift, split, swept};
+use super::script::Script;
+use super::{Budget, Explorer, SWEEP_RETIRED, UNCHANGING_ATTEMPTS, invariant_of};
+use crate::contract::{Op, OpId, names};
+use crate::http::{Auth, Exchange, Request};
+use crate::model::{ListModel, Source, key_id};
+use crate::pool::urgent;
+use crate::rules::{Check, Finding};
 
 impl Explorer<'_> {
     /// A write. A rotation of the allowed key changes the machine: it
@@ -17,7 +29,7 @@ impl Explorer<'_> {
         command: &Command,
         script: &mut Script<'_>,
         budget: &mut Budget,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Finding> {
         if !budget.spend(command) {
             script.skipped(command, "the sequence's budget of such writes is spent");
             return Ok(());
@@ -49,7 +61,7 @@ impl Explorer<'_> {
         machine: &mut Machine,
         command: &Command,
         script: &mut Script<'_>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Finding> {
         let c = &self.check;
         let Some(k) = machine.rotatable else {
             script.skipped(command, "no key may be rotated (--access-key-id)");
@@ -99,7 +111,7 @@ impl Explorer<'_> {
         machine: &Machine,
         command: &Command,
         script: &mut Script<'_>,
-    ) -> (Result<(), Failure>, bool) {
+    ) -> (Result<(), Finding>, bool) {
         let c = &self.check;
         let Some(planned) = self.plan(machine, command) else {
             script.skipped(command, "no value of that kind is known");
@@ -216,7 +228,7 @@ impl Explorer<'_> {
     /// After a write: the key list (every page) and the aggregator record
     /// show every key as the machine has it; nothing but the write's own
     /// effect changed.
-    pub(super) fn frame(&self, machine: &Machine, write: &Exchange) -> Result<(), Failure> {
+    pub(super) fn frame(&self, machine: &Machine, write: &Exchange) -> Result<(), Finding> {
         let c = &self.check;
         let answers = c.map(&frame_reads(), |r| urgent(|| c.send(r.clone())));
         self.judge_frame(machine, write, &answers)
@@ -228,7 +240,7 @@ impl Explorer<'_> {
         machine: &Machine,
         write: &Exchange,
         answers: &[Exchange],
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Finding> {
         let c = &self.check;
         let what = format!(
             "after {} {}",
@@ -259,11 +271,6 @@ impl Explorer<'_> {
         Ok(())
     }
 
-    /// Every read with every secret the machine knows: learns what each
-    /// opens, and holds the server to what API.md fixes. With `rotated`,
-    /// the key rotated and what its secret opened before.
-    /// With `framed`, the frame of that write is read in the same wave
-    /// (a far server: one round trip for both).
     /// What a sweep tries: every read with each secret it sweeps, and
     /// (the first sweep) with a secret no key has. The first sweep tries
     /// every secret; one after a rotation of key `rotated`, the secrets
@@ -311,7 +318,7 @@ impl Explorer<'_> {
         &self,
         cases: &[(Of, OpId, Request)],
         answers: &'e [Exchange],
-    ) -> Result<std::collections::BTreeMap<Of, (Opens, Vec<&'e Exchange>)>, Failure> {
+    ) -> Result<std::collections::BTreeMap<Of, (Opens, Vec<&'e Exchange>)>, Finding> {
         let mut learned: std::collections::BTreeMap<Of, (Opens, Vec<&Exchange>)> =
             Default::default();
         for ((of, op, _), e) in cases.iter().zip(answers) {
@@ -338,13 +345,18 @@ impl Explorer<'_> {
         Ok(learned)
     }
 
+    /// Every read with every secret the machine knows: learns what each
+    /// opens, and holds the server to what API.md fixes. With `rotated`,
+    /// the key rotated and what its secret opened before. With `framed`,
+    /// the frame of that write is read in the same wave (a far server:
+    /// one round trip for both).
     pub(super) fn sweep(
         &self,
         machine: &mut Machine,
         rotated: Option<(usize, Opens)>,
         after: &Exchange,
         framed: Option<&Exchange>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Finding> {
         let c = &self.check;
         // The first sweep tries every secret; one after a rotation, the
         // secrets whose meaning the rotation could change (the rotated
@@ -438,7 +450,7 @@ pub(super) fn judge_export(
     batch: &str,
     merchant: bool,
     merchant_id: Option<&String>,
-) -> Result<(), Failure> {
+) -> Result<(), Finding> {
     let export = e
         .data()
         .map(|d| &d["report_export"])

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use aggpay_internal::http::Failure;
+use aggpay_internal::http::TransportFailure;
 
 use super::Answer;
 
@@ -80,20 +80,25 @@ pub(super) fn retry_after(headers: &[(String, String)]) -> Option<Duration> {
 /// A connection refused or broken (not a timeout): the pool's signal
 /// that a connection went bad.
 pub(super) fn is_connection_failure(error: &ureq::Error) -> bool {
-    matches!(Failure::of(error), Failure::Refused | Failure::Cut)
+    matches!(
+        TransportFailure::of(error),
+        TransportFailure::Refused | TransportFailure::Cut
+    )
 }
 
 /// Classifies one attempt.
 pub(super) fn classify(result: &Result<Answer, ureq::Error>) -> Verdict {
     match result {
-        Ok((status @ (429 | 502 | 503 | 504), headers, _)) => Verdict::Transient {
-            what: status.to_string(),
-            timeout: false,
-            retry_after: retry_after(headers),
-        },
+        Ok((status, headers, _)) if aggpay_internal::http::is_transient_status(*status) => {
+            Verdict::Transient {
+                what: status.to_string(),
+                timeout: false,
+                retry_after: retry_after(headers),
+            }
+        }
         Ok((500, _, _)) => Verdict::ServerError,
         Ok(_) => Verdict::Answer,
-        Err(e) if Failure::of(e) == Failure::Timeout => Verdict::Transient {
+        Err(e) if TransportFailure::of(e) == TransportFailure::Timeout => Verdict::Transient {
             what: "a timeout".to_owned(),
             timeout: true,
             retry_after: None,

@@ -108,7 +108,7 @@ pub struct ListModel {
     /// server gave (cursor lists: `filtered_count`).
     pub len: Option<u64>,
     /// The count as the first page gave it (offset lists: `count`;
-    /// cursor lists: `filtered_count`), and `total_count`.
+    /// cursor lists: `filtered_count`).
     pub count: Option<u64>,
     /// Cursor lists: `total_count`.
     pub total: Option<u64>,

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::{Event, Mark, Reporter, RuleReport, Summary};
-use crate::rules::{Failure, Status};
+use crate::rules::{Finding, Status};
 
 pub struct Human<'w> {
     out: Box<dyn Write + 'w>,
@@ -29,7 +29,7 @@ impl<'w> Human<'w> {
         out: &mut dyn Write,
         title: &str,
         rules: &[&RuleReport],
-        items: impl Fn(&RuleReport) -> Vec<(&Failure, Option<&Mark>)>,
+        items: impl Fn(&RuleReport) -> Vec<(&Finding, Option<&Mark>)>,
     ) -> io::Result<()> {
         if rules.is_empty() {
             return Ok(());

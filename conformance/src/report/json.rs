@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 
 use super::{Event, Reporter};
-use crate::rules::Failure;
+use crate::rules::Finding;
 
 pub struct Json<'w> {
     out: Box<dyn Write + 'w>,
@@ -101,7 +101,7 @@ impl Reporter for Json<'_> {
 }
 
 /// A failure and its evidence, as JSON.
-fn failure(f: &Failure) -> Value {
+fn failure(f: &Finding) -> Value {
     let ev = f.evidence.as_deref();
     json!({
         "message": f.message,

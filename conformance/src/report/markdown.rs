@@ -11,7 +11,7 @@
 use std::io::{self, Write};
 
 use super::{Event, Reporter, RuleReport};
-use crate::rules::{Failure, Level};
+use crate::rules::{Finding, Level};
 
 pub struct Markdown<'w> {
     out: Box<dyn Write + 'w>,
@@ -47,7 +47,7 @@ fn fenced(out: &mut dyn Write, lang: &str, text: &str) -> io::Result<()> {
     writeln!(out, "{fence}{lang}\n{text}\n{fence}")
 }
 
-fn failure(out: &mut dyn Write, f: &Failure) -> io::Result<()> {
+fn failure(out: &mut dyn Write, f: &Finding) -> io::Result<()> {
     writeln!(out, "- {}", inline(&f.message))?;
     if let Some(input) = &f.input {
         writeln!(

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{Event, Mark, RuleReport, Summary, for_format};
 use crate::baseline::Known;
 use crate::cli::Format;
-use crate::rules::{Evidence, Failure, Level, Outcome, Rule, Run, Status};
+use crate::rules::{Evidence, Finding, Level, Outcome, Rule, Run, Status};
 
 fn report(id: &'static str, level: Level, outcome: Outcome, known: bool) -> RuleReport {
     let marks = outcome
@@ -52,7 +52,7 @@ fn evidence() -> Option<Box<Evidence>> {
 fn fixture() -> (Summary, Vec<RuleReport>) {
     let failed = Outcome::judged(
         64,
-        vec![Failure {
+        vec![Finding {
             message: "limit=0 was answered 200, not 400".into(),
             inconclusive: false,
             input: Some("(0, \"DESC\")".into()),
@@ -61,7 +61,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
     );
     let warned = Outcome::judged(
         12,
-        vec![Failure {
+        vec![Finding {
             message: "no Date header".into(),
             inconclusive: false,
             input: None,
@@ -70,7 +70,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
     );
     let known = Outcome::judged(
         3,
-        vec![Failure {
+        vec![Finding {
             message: "merchant 9 is not in the aggregator's list".into(),
             inconclusive: false,
             input: None,
@@ -79,7 +79,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
     );
     let unsure = Outcome::judged(
         17,
-        vec![Failure {
+        vec![Finding {
             message:
                 "refunds: a valid request did not succeed (transient: 503 on each of 8 attempts)"
                     .into(),

@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use proptest::prelude::*;
 
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{OPS, Op, OpId, Role, names};
 use crate::ctx::Ctx;
@@ -243,7 +243,7 @@ pub fn operations(ctx: &Ctx) -> Vec<Request> {
 }
 
 /// 401, envelope form, error.unauthorized_access, a message about the key.
-pub fn expect_unauthorized(c: &Check<'_>, e: &Exchange) -> Result<(), Failure> {
+pub fn expect_unauthorized(c: &Check<'_>, e: &Exchange) -> Result<(), Finding> {
     match unauthorized_why(e) {
         None => Ok(()),
         Some(why) => Err(c.fail(e, why)),

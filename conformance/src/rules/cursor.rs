@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::paging::{Got, due, fetch, judge_rows, judge_walk, walk};
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::Role;
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{OpId, names};
@@ -204,7 +204,7 @@ fn first_page(
     expected: &Expected<'_>,
     rows: usize,
     what: &str,
-) -> Result<Got, Failure> {
+) -> Result<Got, Finding> {
     let got = fetch(c, &list.source, q);
     judge_rows(c, &got, list, &expected.slice(0, rows), what)?;
     Ok(got)
@@ -586,7 +586,7 @@ fn end(c: &Check<'_>) -> Outcome {
 }
 
 /// `cursor.end` on one list in one direction.
-fn end_of(c: &Check<'_>, list: &ListModel, direction: &str) -> Vec<Result<(), Failure>> {
+fn end_of(c: &Check<'_>, list: &ListModel, direction: &str) -> Vec<Result<(), Finding>> {
     let mut out = Vec::new();
     let expected = due(list, &[], Some(direction));
     let zero = query(&[

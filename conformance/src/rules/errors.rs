@@ -151,7 +151,7 @@ fn bad_requests() -> Vec<(&'static Op, Request)> {
     out
 }
 
-fn judge_error(c: &Check<'_>, op: &Op, e: &Exchange, status: u16) -> Result<(), super::Failure> {
+fn judge_error(c: &Check<'_>, op: &Op, e: &Exchange, status: u16) -> Result<(), super::Finding> {
     if e.status() != Some(status) {
         return Err(c.fail(
             e,

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::paging::{due, judge_walk, offset_case, walk};
 use super::support::Judge;
 use super::values::{by_size, candidates, matched, pairs};
-use super::{Check, Failure, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Many, OpId, Paging, Role, names};
 use crate::model::expect::{Given, Order, query_text};
@@ -153,7 +153,7 @@ pub(super) fn judge(
     list: &ListModel,
     given: &[Given],
     pick: &mut Picker,
-) -> Vec<Result<(), Failure>> {
+) -> Vec<Result<(), Finding>> {
     let n = matched(list, given);
     // A page size that makes the rows span two pages where it can.
     let limit = n.div_ceil(2).clamp(1, 100);
@@ -190,7 +190,7 @@ pub(super) fn judge(
 /// Judges `given` on `list` in one request: the first page of up to 100
 /// rows (the list's default order), for a rule that asks many values and
 /// only needs to know which rows a value keeps.
-pub(super) fn judge_page(c: &Check<'_>, list: &ListModel, given: &[Given]) -> Result<(), Failure> {
+pub(super) fn judge_page(c: &Check<'_>, list: &ListModel, given: &[Given]) -> Result<(), Finding> {
     let limit = 100.min(list.cap as usize).max(1);
     match list.source.paging() {
         Paging::Offset => offset_case(c, list, given, Order::Forward, &[], 0, limit).map(|_| ()),

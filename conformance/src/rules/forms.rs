@@ -154,8 +154,20 @@ pub fn near_misses(value: &str, carrier: Carrier, pick: &mut Picker) -> Vec<Near
 /// not exist", so that a server checking its own id format more strictly
 /// than API.md does judges it as it would any unknown id of its own.
 pub fn unknown_like(known: &str) -> Option<String> {
-    let chars: Vec<char> = known.chars().collect();
-    end_changed(&chars, (chars.len() / 4).max(2))
+    unknown_nth(known, 0)
+}
+
+/// The `n`-th of several values of `known`'s shape that are not `known`
+/// ([`unknown_like`] is the first): its last quarter stepped `n + 1` times
+/// within its alphabet.
+pub fn unknown_nth(known: &str, n: u16) -> Option<String> {
+    let mut chars: Vec<char> = known.chars().collect();
+    let quarter = (chars.len() / 4).max(2);
+    for _ in 0..=n % 5 {
+        chars = end_changed(&chars, quarter)?.chars().collect();
+    }
+    let out: String = chars.into_iter().collect();
+    (out != known).then_some(out)
 }
 
 /// The wrapped forms of a decimal number: plus 2^31, 2^32, 2^53, 2^63

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::observe::{Cases, Observed, first_of, rows_of, strings};
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Kind, OPS, Op, OpId};
 use crate::http::{Exchange, Request, encode, show};
@@ -190,7 +190,7 @@ fn key_shapes(e: &Observed<'_>) -> Option<String> {
 }
 
 /// Whether a read answered for the id asked.
-pub(super) fn answers_for(c: &Check<'_>, e: &Exchange, op: &Op) -> Result<(), Failure> {
+pub(super) fn answers_for(c: &Check<'_>, e: &Exchange, op: &Op) -> Result<(), Finding> {
     let field = op.path_id.and_then(|p| p.answers_for).unwrap_or("token");
     let asked = path_id(e).unwrap_or("");
     let got = e.data().and_then(|d| d[field].as_str()).unwrap_or("");

@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use proptest::prelude::*;
 
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{Domain, OPS, Op, Param};
 use crate::http::{Exchange, Request};
@@ -169,7 +169,7 @@ fn path_values(prefix: &str) -> Vec<String> {
 
 /// Never a 5xx or no answer; 400 and 404 in the bare form; 401 (a server
 /// may refuse odd input as unauthenticated) in the envelope form.
-fn judge(c: &Check<'_>, e: &Exchange, what: &str) -> Result<(), Failure> {
+fn judge(c: &Check<'_>, e: &Exchange, what: &str) -> Result<(), Finding> {
     let why = match e.status() {
         None => Some("no answer".to_owned()),
         Some(s) if s >= 500 => Some(format!("answered {s}")),

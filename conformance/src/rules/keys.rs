@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::Effect;
 use crate::contract::OpId;
 use crate::contract::resources::ACCESS_KEY;
@@ -102,7 +102,7 @@ fn agree(
     record: &Exchange,
     list: &ListModel,
     when: &str,
-) -> Vec<Result<(), Failure>> {
+) -> Vec<Result<(), Finding>> {
     let mut out = Vec::new();
     let Some(keys) = record.data().and_then(|d| d["keys"].as_array()) else {
         return out;

@@ -12,7 +12,7 @@ use aggpay_mock::Fault;
 
 use super::forms::{Carrier, NearMiss, near_misses, wrapped};
 use super::support::{Judge, text, unless_refused};
-use super::{Check, Failure, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{At, Domain, Many, OPS, Op, OpId, Paging, Place, Role, names};
 use crate::ctx::Sampled;
@@ -348,7 +348,7 @@ fn filters(c: &Check<'_>) -> Outcome {
             ))]
         };
         let together = ask(misses);
-        let failed = |rs: &[Result<(), Failure>]| rs.iter().any(|r| matches!(r, Err(f) if !f.inconclusive));
+        let failed = |rs: &[Result<(), Finding>]| rs.iter().any(|r| matches!(r, Err(f) if !f.inconclusive));
         if misses.len() < 2 || !failed(&together) {
             return together;
         }
@@ -522,7 +522,7 @@ fn positions(c: &Check<'_>) -> Outcome {
 
 /// One far position or size: an offset past the end is an empty page; a
 /// page size past every maximum is the largest page the list gives.
-fn position(c: &Check<'_>, list: &ListModel, far: &Far) -> Result<(), Failure> {
+fn position(c: &Check<'_>, list: &ListModel, far: &Far) -> Result<(), Finding> {
     let cursor = list.source.paging() == Paging::Cursor;
     let query: Vec<(String, String)> = if far.param == names::OFFSET {
         vec![

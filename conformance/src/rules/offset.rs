@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::paging::{Meanings, fetch, judge_rows, meanings, offset_case};
 use super::support::Judge;
-use super::{Check, Failure, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Paging, Role, names};
 use crate::model::expect::{Expected, Order};
@@ -124,7 +124,7 @@ fn none_left(c: &Check<'_>) -> String {
 fn run<T: Sync>(
     c: &Check<'_>,
     cases: &[T],
-    f: impl Fn(&T) -> Result<(), Failure> + Sync,
+    f: impl Fn(&T) -> Result<(), Finding> + Sync,
 ) -> Outcome {
     if cases.is_empty() {
         return Outcome::skipped(none_left(c));
@@ -253,7 +253,7 @@ fn count(c: &Check<'_>) -> Outcome {
 
 /// The meanings the count of one list keeps over its pages (the model's
 /// pages, and pages inside and at the end), until one is left or none.
-fn count_of(c: &Check<'_>, list: &ListModel) -> Result<(), Failure> {
+fn count_of(c: &Check<'_>, list: &ListModel) -> Result<(), Finding> {
     let len = list.len.unwrap_or(0) as usize;
     if !list.complete {
         return Ok(());

@@ -11,7 +11,7 @@ use super::near::LOOKUPS;
 use super::paging::{judge_rows, read};
 use super::support::{Judge, text};
 use super::values::candidates;
-use super::{Check, Failure, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{At, Domain, Effect, OPS, Op, Param, Place, Role, names};
 use crate::http::{Exchange, Request};
@@ -293,7 +293,7 @@ fn back_to_back(c: &Check<'_>) -> Outcome {
 }
 
 /// Sends and judges the second request of a pair.
-fn judge_second(c: &Check<'_>, pair: &Pair<'_>) -> Vec<Result<(), Failure>> {
+fn judge_second(c: &Check<'_>, pair: &Pair<'_>) -> Vec<Result<(), Finding>> {
     match &pair.judged {
         Second::Filtered(list, given) => {
             vec![super::filters::judge_page(c, list, std::slice::from_ref(given))]
@@ -318,7 +318,7 @@ fn judge_second(c: &Check<'_>, pair: &Pair<'_>) -> Vec<Result<(), Failure>> {
 }
 
 /// The second lookup is not answered with the first's account.
-fn not_account(c: &Check<'_>, e: &Exchange, iban: &str, what: &str) -> Result<(), Failure> {
+fn not_account(c: &Check<'_>, e: &Exchange, iban: &str, what: &str) -> Result<(), Finding> {
     let got = e.data().map_or("", |d| text(d, "iban"));
     if iban.is_empty() || got != iban {
         return Ok(());

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::{Check, Failure};
+use super::{Check, Finding};
 use crate::contract::{OpId, Paging, names};
 use crate::http::Exchange;
 use crate::model::expect::{Expected, Given, Order, difference, differs, query_text, tokens};
@@ -93,7 +93,7 @@ pub fn read(e: Exchange, source: &Source) -> Got {
 
 impl Got {
     /// The rows, or a failure saying there were none.
-    pub fn rows_or_fail(&self, c: &Check<'_>, what: &str) -> Result<&Vec<Value>, Failure> {
+    pub fn rows_or_fail(&self, c: &Check<'_>, what: &str) -> Result<&Vec<Value>, Finding> {
         self.rows.as_ref().ok_or_else(|| {
             c.fail(
                 &self.e,
@@ -111,7 +111,7 @@ pub fn same_records(
     list: &ListModel,
     rows: &[Value],
     what: &str,
-) -> Result<(), Failure> {
+) -> Result<(), Finding> {
     let mut fields = list.source.fields().to_vec();
     if c.ctx.options.allow_writes && list.source.op.id == OpId::Keys {
         fields.retain(|f| !crate::contract::resources::ROTATED.contains(&f.name));
@@ -136,7 +136,7 @@ pub fn judge_rows(
     list: &ListModel,
     due: &[Option<Vec<Value>>],
     what: &str,
-) -> Result<(), Failure> {
+) -> Result<(), Finding> {
     let rows = got.rows_or_fail(c, what)?;
     let known: Vec<&Vec<Value>> = due.iter().flatten().collect();
     if !known.is_empty() && !known.iter().any(|want| tokens(want) == tokens(rows)) {
@@ -213,7 +213,7 @@ pub fn offset_case(
     extra: &[(String, String)],
     offset: usize,
     limit: usize,
-) -> Result<Meanings, Failure> {
+) -> Result<Meanings, Finding> {
     let mut query: Vec<(String, String)> = given.iter().flat_map(Given::pairs).collect();
     query.extend(extra.iter().cloned());
     query.push((names::LIMIT.into(), limit.to_string()));
@@ -279,7 +279,7 @@ pub fn walk(
     limit: Option<u64>,
     max_pages: u64,
     what: &str,
-) -> Result<(Walked, Got), Failure> {
+) -> Result<(Walked, Got), Finding> {
     let effective = limit.filter(|l| *l > 0).unwrap_or(30).min(100) as usize;
     let ascending = query
         .iter()
@@ -369,7 +369,7 @@ pub fn judge_walk(
     expected: &Expected<'_>,
     complete_walk: bool,
     what: &str,
-) -> Result<(), Failure> {
+) -> Result<(), Finding> {
     let n = walked.rows.len();
     let due: Vec<Option<Vec<Value>>> = if complete_walk && expected.whole {
         expected.owned()

@@ -7,7 +7,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
 
-use super::{Check, Failure, Outcome};
+use super::{Check, Finding, Outcome};
 
 /// Evidence kept per rule; more only repeats the point.
 pub const MAX_FAILURES: usize = 5;
@@ -21,8 +21,8 @@ const RECHECKED: usize = 3;
 #[derive(Debug, Default)]
 pub struct Judge {
     pub cases: u64,
-    pub failures: Vec<Failure>,
-    pub unsure: Vec<Failure>,
+    pub failures: Vec<Finding>,
+    pub unsure: Vec<Finding>,
     pub more: u64,
     /// The places of the contract table the cases were sent to, each
     /// true where a case failed.
@@ -34,7 +34,7 @@ impl Judge {
         self.cases += 1;
     }
 
-    pub fn fail(&mut self, failure: Failure) {
+    pub fn fail(&mut self, failure: Finding) {
         let list = if failure.inconclusive {
             &mut self.unsure
         } else {
@@ -47,7 +47,7 @@ impl Judge {
         }
     }
 
-    pub fn check(&mut self, ok: bool, failure: impl FnOnce() -> Failure) {
+    pub fn check(&mut self, ok: bool, failure: impl FnOnce() -> Finding) {
         self.case();
         if !ok {
             self.fail(failure());
@@ -55,7 +55,7 @@ impl Judge {
     }
 
     /// Takes a case's result.
-    pub fn result(&mut self, result: Result<(), Failure>) {
+    pub fn result(&mut self, result: Result<(), Finding>) {
         self.case();
         if let Err(f) = result {
             self.fail(f);
@@ -63,7 +63,7 @@ impl Judge {
     }
 
     /// Takes the result of a case sent to `place`.
-    pub fn at(&mut self, place: crate::contract::Place, result: Result<(), Failure>) {
+    pub fn at(&mut self, place: crate::contract::Place, result: Result<(), Finding>) {
         let failed = matches!(&result, Err(f) if !f.inconclusive);
         *self.places.entry(place).or_default() |= failed;
         self.result(result);
@@ -106,7 +106,7 @@ impl Check<'_> {
     pub fn property<S>(
         &self,
         strategy: S,
-        check: impl Fn(&S::Value) -> Result<(), Failure> + Sync,
+        check: impl Fn(&S::Value) -> Result<(), Finding> + Sync,
     ) -> Outcome
     where
         S: Strategy,
@@ -122,7 +122,7 @@ impl Check<'_> {
         &self,
         cases: u32,
         strategy: S,
-        check: impl Fn(&S::Value) -> Result<(), Failure> + Sync,
+        check: impl Fn(&S::Value) -> Result<(), Finding> + Sync,
     ) -> Outcome
     where
         S: Strategy,
@@ -161,7 +161,7 @@ impl Check<'_> {
         let values: Vec<S::Value> = trees.iter().map(ValueTree::current).collect();
         let results = self.map(&values, |v| check(v));
         let cases = values.len() as u64;
-        let proven = |r: &Result<(), Failure>| matches!(r, Err(f) if !f.inconclusive);
+        let proven = |r: &Result<(), Finding>| matches!(r, Err(f) if !f.inconclusive);
         let Some(first) = results.iter().position(proven) else {
             // Nothing failed for sure: the cases that met only transient
             // failures, if any, make the property inconclusive.
@@ -190,7 +190,7 @@ impl Check<'_> {
                 match check(&tree.current()) {
                     // A transient answer proves nothing: shrink elsewhere.
                     Ok(())
-                    | Err(Failure {
+                    | Err(Finding {
                         inconclusive: true, ..
                     }) => {
                         if !tree.complicate() {
@@ -220,7 +220,7 @@ impl Check<'_> {
 /// error.bad_request: not shown"), and `errors.shape` judges the form of
 /// every 400 of the run. For the values whose meaning is in doubt: far
 /// numbers, near misses.
-pub fn unless_refused(result: Result<(), Failure>) -> Result<(), Failure> {
+pub fn unless_refused(result: Result<(), Finding>) -> Result<(), Finding> {
     match result {
         Err(f) if f.evidence.as_ref().is_some_and(|e| e.status == Some(400)) => Ok(()),
         other => other,

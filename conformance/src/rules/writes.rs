@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::forms::{Carrier, NearMiss, near_misses};
 use super::support::{Judge, text};
-use super::{Check, Failure, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::Subject;
 use crate::contract::{At, BodyField, Effect, OPS, OpId, Place};
 use crate::http::{Exchange, Request};
@@ -150,7 +150,7 @@ fn named_target(c: &Check<'_>) -> Outcome {
 }
 
 /// A write refused, or done on exactly what it named.
-fn judge_write(c: &Check<'_>, e: &Exchange, case: &Case) -> Result<(), Failure> {
+fn judge_write(c: &Check<'_>, e: &Exchange, case: &Case) -> Result<(), Finding> {
     match e.status() {
         None => return Err(c.fail(e, format!("{}: no answer", case.what))),
         Some(s) if s >= 500 => return Err(c.fail(e, format!("{}: answered {s}", case.what))),

@@ -471,7 +471,10 @@ impl Error {
         match self.kind() {
             ErrorKind::Transport(_) | ErrorKind::Timeout { .. } => true,
             ErrorKind::Api(_) | ErrorKind::Status { .. } => {
-                matches!(self.status(), Some(429 | 500 | 502 | 503 | 504))
+                // A 500 too: the server failed this once, and an
+                // idempotent request may be tried again.
+                self.status()
+                    .is_some_and(|s| s == 500 || aggpay_internal::http::is_transient_status(s))
             }
             _ => false,
         }

@@ -117,15 +117,16 @@ impl<'a> Call<'a> {
     }
 }
 
-/// A failure and how long the server asked us to wait before retrying.
-struct Failure {
+/// An attempt that failed, and how long the server asked us to wait
+/// before the next.
+struct FailedAttempt {
     error: Error,
     retry_after: Option<Duration>,
     /// The call's deadline ended the attempt, not the server.
     cut: bool,
 }
 
-impl From<Error> for Failure {
+impl From<Error> for FailedAttempt {
     fn from(error: Error) -> Self {
         Self {
             error,
@@ -245,7 +246,7 @@ impl Inner {
         &self,
         call: &Call<'_>,
         left: Option<Duration>,
-    ) -> Result<T, Failure> {
+    ) -> Result<T, FailedAttempt> {
         let mut request = ureq::http::Request::builder()
             .method(call.method.clone())
             .uri(self.url(call))
@@ -275,7 +276,7 @@ impl Inner {
         // The deadline ended the attempt, in the request or in its body:
         // the call's own timeout.
         let failed = |e: ureq::Error| match e {
-            ureq::Error::Timeout(ureq::Timeout::Global) if cut.is_some() => Failure {
+            ureq::Error::Timeout(ureq::Timeout::Global) if cut.is_some() => FailedAttempt {
                 error: ErrorKind::Timeout {
                     after: self.settings.retry.deadline().unwrap_or_default(),
                 }
@@ -330,7 +331,7 @@ impl Inner {
                     .into()
                 })
         } else {
-            Err(Failure {
+            Err(FailedAttempt {
                 error: self.api_error(status, &body),
                 retry_after,
                 cut: false,

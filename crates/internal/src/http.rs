@@ -115,11 +115,22 @@ pub fn ca_file(path: &Path) -> Result<Vec<ureq::tls::Certificate<'static>>, CaEr
     ca_certificates(&pem, &origin)
 }
 
+/// The statuses that say nothing of the request, only that the server
+/// could not take it now: throttled (429) or a gateway's (502, 503, 504).
+/// The one list of the tools: the harness retries them and never judges
+/// them, the setup check waits them out.
+pub const TRANSIENT_STATUSES: [u16; 4] = [429, 502, 503, 504];
+
+/// Whether `status` is one of [`TRANSIENT_STATUSES`].
+pub fn is_transient_status(status: u16) -> bool {
+    TRANSIENT_STATUSES.contains(&status)
+}
+
 /// What a transport failure is, for deciding whether trying again can
 /// help: the one classifier of the tools (the harness's retries, the
 /// preflight's waits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Failure {
+pub enum TransportFailure {
     /// No answer in time (the connection or the answer).
     Timeout,
     /// Nothing accepted the connection (nothing listens there, yet).
@@ -132,30 +143,30 @@ pub enum Failure {
     Other,
 }
 
-impl Failure {
+impl TransportFailure {
     /// What `error` is.
     pub fn of(error: &ureq::Error) -> Self {
         use std::io::ErrorKind as K;
         match error {
-            ureq::Error::Timeout(_) => Failure::Timeout,
-            ureq::Error::ConnectionFailed => Failure::Refused,
+            ureq::Error::Timeout(_) => TransportFailure::Timeout,
+            ureq::Error::ConnectionFailed => TransportFailure::Refused,
             ureq::Error::Io(io) => match io.kind() {
-                K::TimedOut => Failure::Timeout,
-                K::ConnectionRefused => Failure::Refused,
+                K::TimedOut => TransportFailure::Timeout,
+                K::ConnectionRefused => TransportFailure::Refused,
                 K::ConnectionReset
                 | K::ConnectionAborted
                 | K::BrokenPipe
                 | K::UnexpectedEof
-                | K::NotConnected => Failure::Cut,
-                _ => Failure::Other,
+                | K::NotConnected => TransportFailure::Cut,
+                _ => TransportFailure::Other,
             },
-            _ => Failure::Other,
+            _ => TransportFailure::Other,
         }
     }
 
     /// Whether the same request may meet something else a moment later.
     pub fn is_transient(self) -> bool {
-        self != Failure::Other
+        self != TransportFailure::Other
     }
 }
 

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::http::{Failure, TlsFailure};
+use crate::http::{TlsFailure, TransportFailure};
 use crate::syntax::KEY_HEADER;
 use crate::text::{Redactor, excerpt};
 
@@ -454,10 +454,10 @@ fn patient_get(agent: &ureq::Agent, url: &str, key: Option<&str>, until: Instant
     for retry in 1.. {
         let got = get(agent, url, key);
         let transient = match &got {
-            Ok(a) => matches!(a.status, 429 | 502 | 503 | 504),
+            Ok(a) => crate::http::is_transient_status(a.status),
             Err(ureq::Error::HostNotFound) => false,
             Err(e) if crate::http::is_tls(e) => false,
-            Err(e) if Failure::of(e).is_transient() => {
+            Err(e) if TransportFailure::of(e).is_transient() => {
                 unanswered += 1;
                 unanswered < 3
             }
@@ -483,11 +483,11 @@ fn patient_get(agent: &ureq::Agent, url: &str, key: Option<&str>, until: Instant
 }
 
 fn is_timeout(e: &ureq::Error) -> bool {
-    Failure::of(e) == Failure::Timeout
+    TransportFailure::of(e) == TransportFailure::Timeout
 }
 
 fn is_refused(e: &ureq::Error) -> bool {
-    Failure::of(e) == Failure::Refused
+    TransportFailure::of(e) == TransportFailure::Refused
 }
 
 /// ` (the server said: "…")` from an error body, in the server's words,
