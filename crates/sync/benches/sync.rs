@@ -559,28 +559,51 @@ fn main() {
     figures.extend(postgres(&server, &sample, &network));
     figures.extend(side_by_side(&dir));
     figures.extend(chaos(&dir));
-    for (name, value, target) in &figures {
-        println!("{name:<38} {value:>14.3}  {target}");
-    }
-    let path = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../target/bench.json"
-    ));
-    let mut all: serde_json::Map<String, Value> = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
-    for (name, value, _) in figures {
-        all.insert(
-            name.to_owned(),
-            serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number),
-        );
-    }
-    match std::fs::write(
-        path,
-        serde_json::to_string_pretty(&Value::Object(all)).unwrap_or_default() + "\n",
-    ) {
-        Ok(()) => println!("\nadded to {}", path.display()),
-        Err(e) => eprintln!("could not write {}: {e}", path.display()),
+    let figures: Vec<aggpay_testkit::bench::Figure> = figures
+        .into_iter()
+        .map(|(name, value, target)| {
+            aggpay_testkit::bench::Figure::new(name, value, target, how(name))
+        })
+        .collect();
+    aggpay_testkit::bench::record(&figures);
+}
+
+/// How each figure of this bench is measured.
+fn how(name: &str) -> String {
+    let (store, what) = match name.strip_prefix("sync_1m_pg_") {
+        Some(rest) => (
+            "a new database of a local PostgreSQL cluster the bench starts",
+            rest,
+        ),
+        None => (
+            "a new SQLite file",
+            name.strip_prefix("sync_1m_").unwrap_or(name),
+        ),
+    };
+    match what {
+        "rows_per_s" => format!(
+            "`aggpay-sync` (release binary) mirroring a 1,000,000-transaction batch from an in-process mock into {store}, whole process time, the median of the rounds (`AGGPAY_BENCH_ROUNDS`, 5 by default)"
+        ),
+        "seconds" => "that sync's time".into(),
+        "peak_rss_mb" => "the sync process's own peak RSS (`VmHWM`), the highest of the rounds".into(),
+        "network_ceiling_rows_per_s" => "the same walks in the bench's process (`aggpay_sync::ceiling::network`), every row decoded and made into the store's values, then dropped: what the network and decoding allow".into(),
+        "store_ceiling_rows_per_s" => format!("as many rows, made in memory, written to {store} by the same store code and commits: what the store allows"),
+        "ratio" => "the sync's rows a second over the lower of its two ceilings".into(),
+        "cpu_seconds" => "CPU seconds of the sync, the mock's serving and the database server".into(),
+        "ceilings_cpu_seconds" => "the two ceilings' CPU seconds together: the work a sync cannot avoid, since it does both at once".into(),
+        "ratio_bound" => "the best ratio these cores allow: the lower ceiling's time over the larger of that time and the ceilings' CPU seconds spread over every core".into(),
+        "of_bound" => "the median of the rounds' ratio over their bound".into(),
+        "of_bound_low" => "the lowest round's".into(),
+        "of_bound_high" => "the highest round's (above 1: a sync that met a faster minute of the host than its ceiling)".into(),
+        _ => match name {
+            "sync_batches_50ms_speedup" => "40 batches (1 to 4,000 rows each) behind a mock answering 50 ms late, synced into a new SQLite file with the default `--jobs` and with `--jobs 1`: the second's time over the first's".into(),
+            "sync_batches_50ms_seconds" => "the default `--jobs`'s time".into(),
+            "sync_batches_50ms_jobs1_seconds" => "`--jobs 1`'s time".into(),
+            "sync_batches_50ms_rows" => "the rows of those batches".into(),
+            "sync_chaos_clean_exits" => "syncs of a 300,000-row batch through 5% 503, 5% 429 and 2% resets (Retry-After 0) that exit 0 with every row of a clean sync".into(),
+            "sync_chaos_mean_seconds" => "those syncs' mean time".into(),
+            "sync_chaos_mean_retries" => "requests sent again per sync".into(),
+            _ => String::new(),
+        },
     }
 }

@@ -27,7 +27,6 @@ pub mod ceiling;
 mod cli;
 mod engine;
 mod error;
-mod priority;
 mod progress;
 mod store;
 mod summary;

@@ -3,14 +3,15 @@
 //! on loopback, an HTTP `CONNECT` proxy that records what it carries, a
 //! hand-written HTTP server for hostile answers, temporary folders, the
 //! test process stopped and continued on purpose, and a real PostgreSQL
-//! cluster per test binary, and the CPU time of processes for the
-//! benches.
+//! cluster per test binary, and the CPU time of processes and the
+//! figures' record (`bench`) for the benches.
 //! Never a dependency of anything but tests.
 //!
 //! Every thread here ends on its own: servers stop when dropped, and
 //! every read and wait is bounded.
 #![forbid(unsafe_code)]
 
+pub mod bench;
 mod ca;
 mod cpu;
 mod pg;

@@ -18,9 +18,6 @@ use crate::store::{Kind, Mirrored, Pending, WalkCommit, WalkState};
 const PAGES_AHEAD: usize = 64;
 /// A final batch of at least this many rows is walked from both ends.
 const TWO_ENDS_FROM: u64 = 5_000;
-/// Written pages on their way back to the fetcher that decoded them, to
-/// be freed there (a fetcher takes them back before each request).
-const SPENT_AHEAD: usize = 8;
 
 /// The walk of a batch's rows of one kind.
 pub(super) type Walker<T> = fn(&Client, &BatchToken, &TransactionQuery) -> Pages<T>;
@@ -37,11 +34,6 @@ struct Fetched<T> {
     server_count: Option<u64>,
     /// The walk ended with this page.
     last: bool,
-    /// Where the rows go once written: back to the thread that decoded
-    /// them, freed there rather than on the writer. Memory is freed
-    /// fastest by the thread that allocated it, and the writer is what
-    /// a sync waits on: on its thread the frees were 3 % of its time.
-    home: mpsc::SyncSender<Vec<T>>,
 }
 
 /// Which end of a batch a walk starts from.
@@ -395,9 +387,6 @@ impl Engine<'_> {
         w.dirty = true;
         self.progress
             .rows(batch.token.as_str(), fresh.len() as u64, w.server_count);
-        // A fetcher that has ended, or is behind in taking its pages
-        // back, leaves them to be freed here.
-        let _ = fetched.home.try_send(fresh);
         // Meeting the other walk, or the end of either, keeps every row.
         Ok(if met || fetched.last {
             Step::Done
@@ -451,10 +440,7 @@ fn fetcher<'s, T: Mirrored>(
     stop: &'s AtomicBool,
 ) -> impl FnOnce() + Send + 's {
     move || {
-        crate::priority::helper_thread();
-        let (home, spent) = mpsc::sync_channel::<Vec<T>>(SPENT_AHEAD);
         while !stop.load(Ordering::SeqCst) {
-            spent.try_iter().for_each(drop);
             let message = match walk.next_page() {
                 Some(Ok(page)) => Ok(Fetched {
                     side,
@@ -462,7 +448,6 @@ fn fetcher<'s, T: Mirrored>(
                     rows: page.items,
                     position: walk.position().to_string(),
                     last: false,
-                    home: home.clone(),
                 }),
                 None => Ok(Fetched {
                     side,
@@ -470,7 +455,6 @@ fn fetcher<'s, T: Mirrored>(
                     position: walk.position().to_string(),
                     server_count: walk.reported_count(),
                     last: true,
-                    home: home.clone(),
                 }),
                 Some(Err(e)) => Err(e),
             };

@@ -58,7 +58,6 @@ impl Checkpointer {
         let thread = std::thread::Builder::new()
             .name("aggpay-sync-checkpoint".into())
             .spawn(move || {
-                crate::priority::helper_thread();
                 while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
                     stopped.recv_timeout(CHECKPOINT_EVERY)
                 {
