@@ -514,6 +514,32 @@ fn silent(out: &mut String) {
     }
 }
 
+/// Every rule with the sentences it rests on: what a failure of it quotes.
+fn provenance(out: &mut String, rules: &[Rule]) {
+    let _ = writeln!(
+        out,
+        "\n## Every rule and the sentences it rests on\n\n\
+         A required rule quotes API.md (a test holds every required rule to a sentence of API.md, and every quote to \
+         `spec/`, verbatim); an observation may rest on WIRE.md or an RFC alone. A failure quotes them.\n\n\
+         | Rule | Level | Rests on |\n|---|---|---|"
+    );
+    for r in rules {
+        let says: Vec<String> = r.says.iter().map(|s| format!("\"{s}\"")).collect();
+        let rests_on = if says.is_empty() {
+            r.source.to_owned()
+        } else {
+            says.join(" ")
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} |",
+            r.id,
+            r.level.as_str(),
+            rests_on.replace('|', "\\|")
+        );
+    }
+}
+
 /// COVERAGE.md.
 pub fn markdown(rules: &[Rule]) -> String {
     let mut out = String::new();
@@ -530,6 +556,7 @@ pub fn markdown(rules: &[Rule]) -> String {
         operation(&mut out, rules, op);
     }
     families(&mut out, rules);
+    provenance(&mut out, rules);
     let _ = writeln!(out, "\n## Resources and their fields");
     resources(&mut out, rules);
     let _ = writeln!(

@@ -199,6 +199,24 @@ impl Ctx {
         self.first(op).ok_or_else(|| self.why_unsampled(op))
     }
 
+    /// The ids the run knows for `op`'s path: the ones read or given, the
+    /// given one first (batch tokens: the batch list's, in its order).
+    pub fn known_ids(&self, op: OpId) -> Vec<String> {
+        match op {
+            OpId::RailMerchant => self.found.rail_merchants.clone(),
+            OpId::Charges => self.found.payments.clone(),
+            OpId::Alias => self.inputs.alias_id.iter().cloned().collect(),
+            OpId::Transactions => self
+                .model
+                .rows(OpId::Batches)
+                .into_iter()
+                .filter_map(|b| b["token"].as_str().map(str::to_owned))
+                .collect(),
+            OpId::Rotate => self.inputs.access_key_id.iter().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Why `op` has no sample.
     pub fn why_unsampled(&self, op: impl Into<Sampled>) -> String {
         let op = op.into();

@@ -9,7 +9,7 @@ use super::observe::{Cases, Observed};
 use super::support::Judge;
 use super::{Check, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
-use crate::contract::{Domain, Form, OPS, Op, OpId, Role, error_case};
+use crate::contract::{Domain, Form, OPS, Op, Role, error_case};
 use crate::http::{Exchange, Request, show};
 
 
@@ -179,23 +179,6 @@ fn bad_request(c: &Check<'_>) -> Outcome {
     judge.outcome()
 }
 
-/// A known id of `op`'s path, when the run has one.
-fn known_id(c: &Check<'_>, op: &Op) -> Option<String> {
-    match op.id {
-        OpId::Transactions => c
-            .ctx
-            .model
-            .rows(OpId::Batches)
-            .last()
-            .and_then(|b| b["token"].as_str())
-            .map(str::to_owned),
-        OpId::Charges => c.ctx.found.payments.first().cloned(),
-        OpId::RailMerchant => c.ctx.found.rail_merchants.first().cloned(),
-        OpId::Alias => c.ctx.inputs.alias_id.clone(),
-        _ => None,
-    }
-}
-
 fn not_found(c: &Check<'_>) -> Outcome {
     // An id that names nothing, of the server's own shape: a known one
     // with its end changed within its alphabet. A made-up one could fail
@@ -204,7 +187,7 @@ fn not_found(c: &Check<'_>) -> Outcome {
         .iter()
         .filter(|o| o.errors.contains(&404) && o.path_id.is_some() && !o.is_write())
         .filter_map(|op| {
-            let id = super::forms::unknown_like(&known_id(c, op)?)?;
+            let id = super::forms::unknown_like(c.ctx.known_ids(op.id).last()?)?;
             Some((op, Request::of(op, Some(&id))))
         })
         .collect();

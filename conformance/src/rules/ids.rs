@@ -250,19 +250,7 @@ fn unknown_ids(c: &Check<'_>, op: &Op) -> Vec<(String, bool)> {
     let Some(id) = op.path_id else {
         return Vec::new();
     };
-    let known: Option<String> = match op.id {
-        OpId::RailMerchant => c.ctx.found.rail_merchants.first().cloned(),
-        OpId::Charges => c.ctx.found.payments.first().cloned(),
-        OpId::Alias => c.ctx.inputs.alias_id.clone(),
-        OpId::Transactions => c
-            .ctx
-            .model
-            .rows(OpId::Batches)
-            .first()
-            .and_then(|b| b["token"].as_str())
-            .map(str::to_owned),
-        _ => None,
-    };
+    let known = c.ctx.known_ids(op.id).into_iter().next();
     // One of the server's own shape, derived from a known id: judged as
     // an unknown id (404 where API.md lists it). One made up, whose
     // shape the server may refuse: never a 5xx, never a record.

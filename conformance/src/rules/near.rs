@@ -213,23 +213,16 @@ fn key(c: &Check<'_>) -> Outcome {
     judge.outcome()
 }
 
-/// Known ids of `op`'s path: every one the run read or was given, up to
-/// `n`, deep ones first where a list shows them.
+/// Known ids of `op`'s path, up to `n`: the first, the last and deep
+/// ones where a list shows many.
 fn known_ids(c: &Check<'_>, op: &Op, n: usize) -> Vec<String> {
-    let mut ids: Vec<String> = match op.id {
-        OpId::RailMerchant => c.ctx.found.rail_merchants.clone(),
-        OpId::Charges => c.ctx.found.payments.clone(),
-        OpId::Alias => c.ctx.inputs.alias_id.iter().cloned().collect(),
-        OpId::Transactions => {
-            let rows = c.ctx.model.rows(OpId::Batches);
-            let mut pick = Picker::new(c.ctx.options.seed, "near batches");
-            pick.positions(rows.len(), 1)
-                .into_iter()
-                .filter_map(|i| rows[i]["token"].as_str().map(str::to_owned))
-                .collect()
-        }
-        _ => Vec::new(),
-    };
+    let all = c.ctx.known_ids(op.id);
+    let mut pick = Picker::new(c.ctx.options.seed, &format!("near ids {}", op.name));
+    let mut ids: Vec<String> = pick
+        .positions(all.len(), 1)
+        .into_iter()
+        .map(|i| all[i].clone())
+        .collect();
     ids.truncate(n);
     ids
 }

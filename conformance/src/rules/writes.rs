@@ -86,7 +86,7 @@ fn cases(c: &Check<'_>) -> Vec<Case> {
     let mut pick = Picker::new(c.ctx.options.seed, c.rule);
     for op in OPS.iter().filter(|o| o.is_write()) {
         if op.effect == Effect::Rotation
-            && let Some(key) = c.ctx.inputs.access_key_id.clone()
+            && let Some(key) = c.ctx.known_ids(op.id).into_iter().next()
         {
             for miss in near_misses(&key, Carrier::Text, &mut pick) {
                 out.push(Case {
