@@ -82,7 +82,7 @@ pub fn list_rules(out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 /// The server a run is made against; the embedded mock lives as long as this.
-struct Target {
+struct ServerUnderTest {
     base: String,
     key: String,
     aggregator: String,
@@ -91,7 +91,7 @@ struct Target {
     mock: Option<MockServer>,
 }
 
-impl Target {
+impl ServerUnderTest {
     /// How every report names it.
     fn name(&self) -> String {
         target_name(&self.base, self.mock.is_some())
@@ -109,7 +109,7 @@ fn target_name(base: &str, mock: bool) -> String {
 
 /// The target of `args`: the server they name, or the built-in mock when
 /// asked for with `--mock`; warnings about the setup go to `stderr`.
-fn target(args: &Args, stderr: &mut dyn Write) -> Result<Target, Unusable> {
+fn target(args: &Args, stderr: &mut dyn Write) -> Result<ServerUnderTest, Unusable> {
     let setup = args
         .server
         .resolve(&mut std::io::stdin())
@@ -131,7 +131,7 @@ fn target(args: &Args, stderr: &mut dyn Write) -> Result<Target, Unusable> {
             base,
             key,
             aggregator,
-        } => Ok(Target {
+        } => Ok(ServerUnderTest {
             base,
             key: key.expose().to_owned(),
             aggregator,
@@ -143,7 +143,7 @@ fn target(args: &Args, stderr: &mut dyn Write) -> Result<Target, Unusable> {
             let mock = MockServer::start(MockConfig::new())
                 .map_err(|e| Unusable(format!("failed to start the built-in mock: {e}")))?;
             let inputs = inputs.or(Inputs::of_mock(mock.info()));
-            Ok(Target {
+            Ok(ServerUnderTest {
                 base: mock.url().to_owned(),
                 key: mock.secret_key().expose().to_owned(),
                 aggregator: mock.aggregator_id().to_string(),
@@ -376,16 +376,13 @@ fn run_inner(
     }
 
     let reports = run_rules(&ctx, &rules, jobs, deadline, &baseline, &mut reporters)?;
-    let summary = summarize(
-        args,
-        &ctx,
-        &reports,
-        &baseline,
-        target_name,
+    let run = RunFacts {
+        target: target_name,
         seed,
         jobs,
         started,
-    );
+    };
+    let summary = summarize(args, &ctx, &reports, &baseline, run);
     if let Some(path) = &args.write_baseline {
         write_baseline(path, &reports)?;
     }
@@ -414,7 +411,7 @@ const PREFLIGHT_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3
 /// second value says why), since every other request would be refused.
 fn connect(
     args: &Args,
-    target: &Target,
+    target: &ServerUnderTest,
     answers: Arc<crate::rules::AnswerLog>,
     deadline: Option<Instant>,
 ) -> Result<(Http, Option<String>), Unusable> {
@@ -474,7 +471,7 @@ fn connect(
 /// True when the aggregator record answers the key under the header's
 /// name spelled as API.md writes it (sent byte for byte). A transient
 /// failure (no answer, 429, 5xx) is tried again, a few times.
-fn key_taken_as_spelled(args: &Args, target: &Target) -> bool {
+fn key_taken_as_spelled(args: &Args, target: &ServerUnderTest) -> bool {
     let url = format!(
         "{}/v1/aggregators/{}",
         target.base,
@@ -575,17 +572,28 @@ fn run_rules(
     Ok(done.into_iter().flatten().collect())
 }
 
-#[allow(clippy::too_many_arguments, reason = "the parts of one summary")]
+/// What a run was, beside its rules' reports: the server it judged, its
+/// seed, the requests it kept in flight, and when it began.
+struct RunFacts {
+    target: String,
+    seed: u64,
+    jobs: usize,
+    started: Instant,
+}
+
 fn summarize(
     args: &Args,
     ctx: &Ctx,
     reports: &[RuleReport],
     baseline: &Baseline,
-    target: String,
-    seed: u64,
-    jobs: usize,
-    started: Instant,
+    run: RunFacts,
 ) -> Summary {
+    let RunFacts {
+        target,
+        seed,
+        jobs,
+        started,
+    } = run;
     let count = |f: &dyn Fn(&RuleReport) -> bool| reports.iter().filter(|r| f(r)).count();
     let required_failed = count(&|r| r.rule.level == Level::Required && r.is_new_failure());
     let observations_failed = count(&|r| r.rule.level == Level::Observation && r.is_new_failure());

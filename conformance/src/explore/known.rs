@@ -7,7 +7,7 @@ use crate::model::token_of;
 
 /// The values the model knows, by kind.
 #[derive(Debug, Default)]
-pub(super) struct Known {
+pub(super) struct KnownValues {
     pub(super) rail_merchants: Vec<String>,
     pub(super) payments: Vec<String>,
     pub(super) batches: Vec<String>,
@@ -18,7 +18,7 @@ pub(super) struct Known {
     pub(super) till_codes: Vec<String>,
 }
 
-impl Known {
+impl KnownValues {
     pub(super) fn of(ctx: &Ctx) -> Self {
         let tokens = |op: OpId| -> Vec<String> {
             ctx.model

@@ -30,7 +30,7 @@ use std::sync::{PoisonError, RwLock};
 use serde_json::Value;
 
 use self::command::{Command, Cred, Target, takes_target};
-use self::known::{Known, unknown_like};
+use self::known::{KnownValues, unknown_like};
 use self::machine::{Expect, Machine, Of, Opens};
 use self::script::Script;
 use crate::contract::{Op, OpId, names};
@@ -112,7 +112,7 @@ struct Planned {
 #[derive(Debug)]
 pub struct Explorer<'a> {
     check: Check<'a>,
-    known: Known,
+    known: KnownValues,
     machine: RwLock<Machine>,
     writes: bool,
 }
@@ -153,7 +153,7 @@ impl<'a> Explorer<'a> {
         }
         Ok(Self {
             check,
-            known: Known::of(ctx),
+            known: KnownValues::of(ctx),
             machine: RwLock::new(machine),
             writes: ctx.options.allow_writes,
         })
