@@ -230,72 +230,71 @@ mod tests {
         assert_eq!(Pool::new(1).map(&items, |i| *i), items);
     }
 
-    #[test]
-    fn urgent_requests_take_the_next_slot_first() {
-        let pool = Pool::new(1);
-        let order = std::sync::Mutex::new(Vec::new());
+    type Order = std::sync::Mutex<Vec<&'static str>>;
+
+    /// The order in which `pool` serves the requests of `first` (started
+    /// while its one free slot is held) and of `then` (started once
+    /// `then_waits` sees it waiting), the slot given back after both.
+    fn served(
+        pool: &Pool,
+        first: impl FnOnce(&Pool, &Order) + Send,
+        then: impl FnOnce(&Pool, &Order) + Send,
+        then_waits: fn(&State) -> bool,
+    ) -> Vec<&'static str> {
+        let order = Order::new(Vec::new());
         std::thread::scope(|scope| {
             let held = pool.slot();
-            let (pool, order) = (&pool, &order);
-            scope.spawn(move || {
-                let _slot = pool.slot();
-                order.lock().unwrap().push("plain");
-            });
-            // The plain request waits first; the urgent one still goes
-            // before it.
+            let order = &order;
+            scope.spawn(move || first(pool, order));
             std::thread::sleep(std::time::Duration::from_millis(50));
-            scope.spawn(move || {
-                urgent(|| {
-                    let _slot = pool.slot();
-                    order.lock().unwrap().push("urgent");
-                });
-            });
+            scope.spawn(move || then(pool, order));
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-            while pool.lock().urgent == 0 {
-                assert!(
-                    std::time::Instant::now() < deadline,
-                    "the urgent request never waited"
-                );
+            while !then_waits(&pool.lock()) {
+                assert!(std::time::Instant::now() < deadline, "never waited");
                 std::thread::yield_now();
             }
             drop(held);
         });
-        assert_eq!(*order.lock().unwrap(), ["urgent", "plain"]);
+        order.into_inner().unwrap()
+    }
+
+    fn request(label: &'static str) -> impl Fn(&Pool, &Order) {
+        move |pool, order| {
+            let _slot = pool.slot();
+            order.lock().unwrap().push(label);
+        }
+    }
+
+    #[test]
+    fn urgent_requests_take_the_next_slot_first() {
+        let pool = Pool::new(1);
+        // The plain request waits first; the urgent one still goes
+        // before it.
+        let order = served(
+            &pool,
+            request("plain"),
+            |pool, order| urgent(|| request("urgent")(pool, order)),
+            |state| state.urgent > 0,
+        );
+        assert_eq!(order, ["urgent", "plain"]);
     }
 
     #[test]
     fn patient_requests_wait_behind_every_other_and_a_map_keeps_its_turn() {
-        let pool = Pool::new(1);
-        let order = std::sync::Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            let held = pool.slot();
-            let (pool, order) = (&pool, &order);
-            // The patient requests wait first, from the threads of a map;
-            // the plain one still goes before them.
-            scope.spawn(move || {
-                patient(|| {
-                    pool.map(&[1, 2], |_| {
-                        let _slot = pool.slot();
-                        order.lock().unwrap().push("patient");
-                    })
-                });
-            });
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            scope.spawn(move || {
-                let _slot = pool.slot();
-                order.lock().unwrap().push("plain");
-            });
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-            while pool.lock().eager == 0 {
-                assert!(
-                    std::time::Instant::now() < deadline,
-                    "the plain request never waited"
-                );
-                std::thread::yield_now();
-            }
-            drop(held);
-        });
-        assert_eq!(*order.lock().unwrap(), ["plain", "patient", "patient"]);
+        // Two threads of a map, one slot allowed.
+        let pool = Pool::new(2);
+        pool.connection_failed();
+        // The patient requests wait first, from the threads of a map;
+        // the plain one still goes before them.
+        let order = served(
+            &pool,
+            |pool, order| {
+                patient(|| pool.map(&[1, 2], |_| request("patient")(pool, order)));
+            },
+            request("plain"),
+            |state| state.eager > 0,
+        );
+        assert_eq!(order, ["plain", "patient", "patient"]);
     }
 
     #[test]
