@@ -421,7 +421,7 @@ fn connect(
         let left = deadline.map_or(PREFLIGHT_PATIENCE, |d| {
             d.saturating_duration_since(Instant::now())
         });
-        let checked = aggpay_internal::preflight::check(&aggpay_internal::preflight::Check {
+        let checked = aggpay_internal::preflight::check(&aggpay_internal::preflight::Preflight {
             base: &target.base,
             aggregator: &target.aggregator,
             key: &target.key,

@@ -24,9 +24,9 @@ use crate::http::{TlsFailure, TransportFailure};
 use crate::syntax::KEY_HEADER;
 use crate::text::{Redactor, excerpt};
 
-/// What to check.
+/// A preflight: the setup to check before a tool judges or writes anything.
 #[derive(Debug, Clone)]
-pub struct Check<'a> {
+pub struct Preflight<'a> {
     /// The base URL, normalised ([`crate::syntax::parse_base_url`]).
     pub base: &'a str,
     /// The aggregator id.
@@ -139,7 +139,7 @@ pub struct Checked {
 /// # Errors
 ///
 /// The [`Problem`] that keeps the setup from working.
-pub fn check(c: &Check<'_>) -> Result<Checked, Problem> {
+pub fn check(c: &Preflight<'_>) -> Result<Checked, Problem> {
     let agent = agent(c, true)?;
     let mut redactor = Redactor::new();
     redactor.add(c.key);
@@ -227,7 +227,7 @@ pub fn check(c: &Check<'_>) -> Result<Checked, Problem> {
 /// (a parent of the base URL answers the API), or an aggregator unknown
 /// with this key.
 fn not_found(
-    c: &Check<'_>,
+    c: &Preflight<'_>,
     agent: &ureq::Agent,
     record: &Answer,
     record_url: &str,
@@ -294,7 +294,7 @@ fn not_found(
 
 /// Why a request got no answer, with the fix; probes the other scheme
 /// (without the key) when TLS and plain HTTP may be mixed up.
-fn no_answer(c: &Check<'_>, url: &str, e: &ureq::Error, redactor: &Redactor) -> Problem {
+fn no_answer(c: &Preflight<'_>, url: &str, e: &ureq::Error, redactor: &Redactor) -> Problem {
     let (origin, _) = split_base(c.base);
     let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
     let https = c.base.starts_with("https://");
@@ -379,7 +379,7 @@ fn no_answer(c: &Check<'_>, url: &str, e: &ureq::Error, redactor: &Redactor) -> 
 
 /// True when `origin` (another scheme on the same host and port) answers
 /// HTTP at all. Sent without the key: it is not the configured origin.
-fn other_scheme_answers(c: &Check<'_>, origin: &str) -> bool {
+fn other_scheme_answers(c: &Preflight<'_>, origin: &str) -> bool {
     let Ok(agent) = agent(c, false) else {
         return false;
     };
@@ -389,7 +389,7 @@ fn other_scheme_answers(c: &Check<'_>, origin: &str) -> bool {
 
 /// The agent of the check: no redirects, the CA file when given;
 /// `verify: false` only for the key-less probe of the other scheme.
-fn agent(c: &Check<'_>, verify: bool) -> Result<ureq::Agent, Problem> {
+fn agent(c: &Preflight<'_>, verify: bool) -> Result<ureq::Agent, Problem> {
     let mut tls = ureq::tls::TlsConfig::builder().disable_verification(!verify);
     if let Some(path) = c.ca_cert {
         let roots =

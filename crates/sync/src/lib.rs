@@ -183,7 +183,7 @@ fn client(
             summary.target = base.clone();
             let aggregator = AggregatorId::parse(aggregator)
                 .map_err(|e| SyncError::Setup(Setup::AggregatorId(e.to_string())))?;
-            aggpay_internal::preflight::check(&aggpay_internal::preflight::Check {
+            aggpay_internal::preflight::check(&aggpay_internal::preflight::Preflight {
                 base: &base,
                 aggregator: aggregator.as_str(),
                 key: key.expose(),
