@@ -34,7 +34,11 @@ impl Ctx {
     fn run_jobs(&mut self, jobs: Vec<Job>) {
         let http = &self.http;
         let done = http.pool().map(&jobs, |job| match job {
-            Job::List(source) => Done::List(Box::new(ListModel::read(http, source.clone()))),
+            Job::List(source) => {
+                let mut list = ListModel::read(http, source.clone());
+                list.learn_filter_names(http);
+                Done::List(Box::new(list))
+            }
             Job::One(op, request) => Done::One(Box::new(Sample {
                 op: *op,
                 exchange: http.send(request.clone()),

@@ -193,6 +193,15 @@ pub const ROOMS: &[Room] = &[
         "a list whose page at offset n repeats its first page is asked at offset 1, at page size 1 and with `offset=x` and `limit=x`: a name the server refuses a bad value of, or answers differently for, is read and held to what API.md says (`offset.pages`, `offset.limit`); a name it does not read at all is reported by the observation `wire.paging-names`, and the rules that need it judge only that list's first page (the QR list's `offset`, which API.md names, is always read)",
     ),
     room(
+        "filter-names",
+        "Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
+        &[
+            "WIRE.md's names (`is_active`, `names`, `status`, `batch_id`, ...)",
+            "other names, WIRE.md's not read at all",
+        ],
+        "each filter API.md gives by purpose only is asked once with a value of the server's own data that keeps none of the list's first row under any reading: a server that leaves the row out or refuses the value reads the name and is held to what API.md says the filter does (`filters.*`, `near.filters`, `own.back-to-back`, `cursor.bad-batch-token`); a filter it does not read is reported by the observation `wire.filter-names` and judged by no required rule",
+    ),
+    room(
         "page-max",
         "Limits: \"Maximum page size of the merchant, rail-merchant, QR, refund and webhook lists: not shown.\"",
         &["100", "any smaller maximum, the page clamped to it"],

@@ -232,6 +232,12 @@ pub mod on {
         p.role == Role::Offset && p.named == Named::Wire
     }
 
+    /// A filter whose name API.md gives by purpose only (WIRE.md names
+    /// it).
+    pub fn filter_named_by_wire(op: &Op, p: &Param) -> bool {
+        filter(op, p) && p.named == Named::Wire
+    }
+
     /// A filter.
     pub fn filter(_: &Op, p: &Param) -> bool {
         matches!(p.role, Role::Filter(_))

@@ -41,6 +41,13 @@ impl Given {
         }
     }
 
+    /// Whether `row` is kept under some legal reading of the filter.
+    pub fn keeps_under_any_reading(&self, row: &Value) -> bool {
+        self.param
+            .filter()
+            .is_none_or(|f| readings(f.matching).iter().any(|r| matches(self, *r, row)))
+    }
+
     /// `wire=value` for messages.
     pub fn describe(&self) -> String {
         query_text(&self.pairs())

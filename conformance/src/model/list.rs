@@ -125,6 +125,10 @@ pub struct ListModel {
     /// Offset lists: the paging parameters the server evidently does not
     /// read, when API.md gives their names by purpose only.
     pub named_otherwise: Option<NamedOtherwise>,
+    /// The filters the server evidently does not read under WIRE.md's
+    /// names, when API.md gives their names by purpose only
+    /// ([`ListModel::learn_filter_names`]).
+    pub filters_named_otherwise: Vec<NamedOtherwise>,
 }
 
 /// Paging parameters of an offset list the server does not read under
@@ -144,14 +148,14 @@ pub struct NamedOtherwise {
 }
 
 /// A page's rows and counts, if it is a success with rows.
-struct Page {
-    rows: Vec<Value>,
+pub(super) struct Page {
+    pub(super) rows: Vec<Value>,
     count: Option<u64>,
     total: Option<u64>,
     next: Option<String>,
 }
 
-fn page_of(e: &Exchange, source: &Source) -> Result<Page, Unread> {
+pub(super) fn page_of(e: &Exchange, source: &Source) -> Result<Page, Unread> {
     if e.transient.is_some() {
         return Err(Unread::Transient(Box::new(e.clone())));
     }
@@ -225,15 +229,29 @@ impl ListModel {
             pages: Vec::new(),
             unread: None,
             named_otherwise: None,
+            filters_named_otherwise: Vec::new(),
         }
     }
 
-    /// Whether the server reads the paging parameter `name` of this list
-    /// (every list reads its parameters unless shown otherwise).
+    /// Whether the server reads the parameter `name` of this list (every
+    /// list reads its parameters unless shown otherwise).
     pub fn reads(&self, name: &str) -> bool {
         self.named_otherwise
-            .as_ref()
-            .is_none_or(|n| !n.names.contains(&name))
+            .iter()
+            .chain(&self.filters_named_otherwise)
+            .all(|n| !n.names.contains(&name))
+    }
+
+    /// The filters of this list the server reads.
+    pub fn read_filters(&self) -> impl Iterator<Item = &'static crate::contract::Param> + '_ {
+        self.source.op.filters().filter(|p| self.reads(p.wire))
+    }
+
+    /// Asks, once, whether the server reads each filter whose name only
+    /// WIRE.md gives (see `filter_names`): the rules judge a filter the
+    /// server does not read only as an observation.
+    pub fn learn_filter_names(&mut self, http: &Http) {
+        self.filters_named_otherwise = super::filter_names::unread(http, self);
     }
 
     /// Every row known, head, middle and tail, without repeats.

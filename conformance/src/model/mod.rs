@@ -9,6 +9,7 @@
 //! server costs a few round trips, not hundreds.
 
 pub mod expect;
+mod filter_names;
 pub mod invariants;
 mod list;
 mod pick;

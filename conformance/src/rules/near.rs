@@ -73,7 +73,6 @@ pub fn rules() -> Vec<Rule> {
             ],
             summary: "every filter of every list, with values the list shows one slip away (case, prefix, appended, end changed, SQL and glob wildcards, whitespace, look-alikes, fullwidth forms, double encoding, numbers past 2^31, 2^32, 2^53, 2^63 and 2^64): exactly the rows the literal value keeps under API.md's readings, or a 400",
             faults: &[
-                Fault::BatchFilterIgnored,
                 Fault::OffsetIgnored,
                 Fault::UnicodeQuery500,
                 Fault::OffsetPastEndWraps,
@@ -298,7 +297,7 @@ fn filters(c: &Check<'_>) -> Outcome {
         Vec::new();
     for list in super::filters::filterable(c) {
         let mut pick = Picker::new(c.ctx.options.seed, &format!("near {}", list.source.label));
-        for param in list.source.op.filters() {
+        for param in list.read_filters() {
             if !learned_filter(list.source.op, param) {
                 continue;
             }

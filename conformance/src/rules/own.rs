@@ -32,13 +32,8 @@ pub fn rules() -> Vec<Rule> {
         faults: &[
             Fault::ShortBatchToken,
             Fault::OffsetTimestamps,
-            Fault::StatusFilterIgnored,
-            Fault::BatchFilterIgnored,
             Fault::OffsetIgnored,
             Fault::OffsetLimitIgnored,
-            Fault::KeysActiveFilterIgnored,
-            Fault::MerchantsEnabledFilterIgnored,
-            Fault::RailStatusFilterIgnored,
             Fault::RailMerchantWrongRecord,
             Fault::TillAnyAccount,
             Fault::ChargesFirstPayment,

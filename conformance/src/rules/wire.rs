@@ -211,6 +211,23 @@ fn answers() -> Vec<Rule> {
             judges: &[Subject::Param(on::offset_named_by_wire)],
             run: Run::Check(paging_names),
         },
+        Rule {
+            id: "wire.filter-names",
+            level: Level::Observation,
+            source: "API.md Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); WIRE.md query parameter wire names",
+            says: &["a parameter given only by its purpose has a wire name that is not shown."],
+            summary: "every filter API.md gives by purpose only is read under WIRE.md's name: a value of the server's own data that keeps none of the first page's first row under any reading of the filter leaves that row out, or is refused; a filter the server does not read under that name is judged by no required rule",
+            faults: &[
+                Fault::OffsetTimestamps,
+                Fault::StatusFilterIgnored,
+                Fault::BatchFilterIgnored,
+                Fault::KeysActiveFilterIgnored,
+                Fault::MerchantsEnabledFilterIgnored,
+                Fault::RailStatusFilterIgnored,
+            ],
+            judges: &[Subject::Param(on::filter_named_by_wire)],
+            run: Run::Check(filter_names),
+        },
     ]
 }
 
@@ -519,6 +536,38 @@ fn paging_names(c: &Check<'_>) -> Outcome {
                     ),
                 )
             }),
+        }
+    }
+    judge.outcome()
+}
+
+fn filter_names(c: &Check<'_>) -> Outcome {
+    let lists: Vec<_> = c
+        .ctx
+        .model
+        .lists
+        .iter()
+        .filter(|l| l.source.base.is_empty() && l.usable().is_ok())
+        .filter(|l| l.source.op.filters().any(|p| on::filter_named_by_wire(l.source.op, p)))
+        .collect();
+    if lists.is_empty() {
+        return Outcome::skipped("no list with filters could be read");
+    }
+    let mut judge = Judge::default();
+    for list in lists {
+        judge.result(Ok(()));
+        for n in &list.filters_named_otherwise {
+            judge.check(false, || {
+                c.fail(
+                    &n.evidence,
+                    format!(
+                        "{} does not read {}: {}",
+                        list.source.label,
+                        n.names.join(" or "),
+                        n.seen
+                    ),
+                )
+            });
         }
     }
     judge.outcome()

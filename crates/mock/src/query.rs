@@ -63,6 +63,20 @@ impl Query {
         Ok(Self { pairs })
     }
 
+    /// The query as a server that names parameters otherwise reads it:
+    /// for each `(ours, theirs)`, the pairs named `ours` are not read and
+    /// the pairs named `theirs` are read as `ours`.
+    pub(crate) fn renamed(mut self, names: &[(&str, &str)]) -> Self {
+        self.pairs
+            .retain(|(k, _)| !names.iter().any(|(ours, _)| k == ours));
+        for (k, _) in &mut self.pairs {
+            if let Some((ours, _)) = names.iter().find(|(_, theirs)| k == theirs) {
+                *k = (*ours).to_owned();
+            }
+        }
+        self
+    }
+
     /// The single value of `name`; a repeated scalar parameter is refused
     /// rather than silently picking one.
     pub(crate) fn one(&self, name: &str) -> Result<Option<&str>, Invalid> {

@@ -299,6 +299,7 @@ impl App {
             return reply::internal("the id overflowed its column");
         }
         let query = match Query::parse(raw_query) {
+            Ok(q) if self.legal.has(Legal::FilterNames) => q.renamed(op.other_filter_names()),
             Ok(q) => q,
             Err(e) => return reply::bad_request(e),
         };
@@ -417,6 +418,34 @@ impl Op {
             ["webhooks"] => (Op::Webhooks, None),
             _ => return None,
         })
+    }
+
+    /// With `filter-names`, the names this server reads its filters by,
+    /// as (WIRE.md's name, its own): every filter API.md gives by purpose
+    /// only.
+    fn other_filter_names(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Op::Keys => &[("is_active", "active"), ("names", "name_contains")],
+            Op::Merchants => &[
+                ("enabled", "is_enabled"),
+                ("merchant_identifiers", "ids"),
+                ("names", "name_in"),
+            ],
+            Op::RailMerchants => &[("status", "onboarding_status"), ("name", "q")],
+            Op::Refunds => &[
+                ("payment_id", "payment"),
+                ("status", "refund_status"),
+                ("trace_reference", "trace"),
+                ("msg_id", "message_id"),
+                ("return_id", "return"),
+                ("request_id", "client_request_id"),
+                ("refund_id", "token"),
+                ("start_date", "created_from"),
+                ("end_date", "created_to"),
+            ],
+            Op::Batches => &[("batch_id", "token"), ("status", "state")],
+            _ => &[],
+        }
     }
 
     fn method(self) -> &'static str {
