@@ -345,12 +345,44 @@ pub const ACCESS_KEY: &[Field] = &[
     f("updated_at", Kind::Ts),
 ];
 
-/// The fields of an access key a rotation changes (Access keys: "Rotates
-/// the key and returns `data`: AccessKey with the new secret"; its
-/// update time with it). With writes allowed, the random sequences rotate
-/// keys while other rules read: those rules compare a key with the model
-/// without them, and `explore.sequences` holds them to its machine.
-pub const ROTATED: &[&str] = &["secret", "updated_at"];
+/// Fields of a record that a write to that record may change, by the
+/// list that shows the record (the room `written-fields` quotes the
+/// sentences that leave them open).
+///
+/// With writes allowed, the random sequences rotate keys and create
+/// exports while other rules read: those rules compare a record with the
+/// model without these fields, and `explore.sequences` holds a key's
+/// secret to its machine.
+pub const WRITTEN: &[Written] = &[
+    Written {
+        list: super::OpId::Keys,
+        fields: &["secret", "updated_at", "key_id", "is_active"],
+    },
+    Written {
+        list: super::OpId::Batches,
+        fields: &["version"],
+    },
+];
+
+/// The fields of the records one list shows that a write to a record
+/// may change ([`WRITTEN`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Written {
+    /// The list.
+    pub list: super::OpId,
+    /// The fields.
+    pub fields: &'static [&'static str],
+}
+
+impl Written {
+    /// The fields a write may change of a record `list` shows.
+    pub fn fields_of(list: super::OpId) -> &'static [&'static str] {
+        WRITTEN
+            .iter()
+            .find(|w| w.list == list)
+            .map_or(&[], |w| w.fields)
+    }
+}
 
 /// BankAccount.
 pub const BANK_ACCOUNT: &[Field] = &[

@@ -105,12 +105,14 @@ pub const ROOMS: &[Room] = &[
         &["the title when asked", "empty, when not available"],
         "no rule requires a title to be filled: an empty one passes",
     ),
-    unexercised(
-        "version-meaning",
-        "Versioning 4: \"Meaning of the `version` field on resources (report exports, batches, bank accounts): not shown.\"",
-        &["any value of its type, changing at any time"],
-        "only its type is judged",
-        "no rule reads a version beyond its type, so no reading of it can change a verdict",
+    room(
+        "written-fields",
+        "Versioning 4: \"Meaning of the `version` field on resources (report exports, batches, bank accounts): not shown.\"; Flags: \"Refund status values and transitions, alias status values and transitions, and the operations that flip the flags: not shown.\"; Access keys: \"Rotates the key and returns `data`: AccessKey with the new secret.\"",
+        &[
+            "a write changes only what API.md says it does (a rotation: the key's secret)",
+            "a write also changes fields of its own record API.md ties to nothing (a batch's version on an export; a rotated key's key_id, updated_at and is_active)",
+        ],
+        "records are compared with the model without the fields `contract::resources::WRITTEN` lists for their list when writes run; keys.consistent holds the keys a rotation was not asked to rotate to every field, and the random sequences take a rotated key's is_active from the rotation's own answer",
     ),
     room(
         "whitespace",

@@ -38,10 +38,6 @@ pub const SILENT: &[(&str, &str)] = &[
         "no rule expects a state to follow another; a record's state is judged as a value of its field",
     ),
     (
-        "Refund status values and transitions, alias status values and transitions, and the operations that flip the flags: not shown.",
-        "typed as strings and booleans; no transition is expected",
-    ),
-    (
         "Full list of event names: not shown.",
         "event_filter_json is judged as a JSON array of strings, any names",
     ),

@@ -244,8 +244,11 @@ impl Machine {
 
     /// Key `k` rotated to `secret`: the old one is retired, and learns
     /// what it opens at the next sweep.
-    pub fn rotated(&mut self, k: usize, secret: String) {
+    pub fn rotated(&mut self, k: usize, secret: String, active: Option<bool>) {
         let key = &mut self.keys[k];
+        // Which operations flip `is_active` is not shown (API.md Flags):
+        // the rotation's own answer says where the rotated key stands.
+        key.active = active.unwrap_or(key.active);
         let old = std::mem::replace(&mut key.secret, secret);
         key.retired.push(Retired {
             secret: old,

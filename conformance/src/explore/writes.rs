@@ -92,7 +92,7 @@ impl Explorer<'_> {
         };
         c.ctx.http.learn_secret(new);
         let before_opens = machine.keys[k].opens.clone();
-        machine.rotated(k, new.to_owned());
+        machine.rotated(k, new.to_owned(), key["is_active"].as_bool());
         let answer = &rotation.answer;
         let swept = self.sweep(machine, Some((k, before_opens)), answer, Some(answer));
         if swept.is_err() {

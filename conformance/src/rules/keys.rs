@@ -9,7 +9,7 @@ use super::support::Judge;
 use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::Effect;
 use crate::contract::OpId;
-use crate::contract::resources::ACCESS_KEY;
+use crate::contract::resources::{ACCESS_KEY, Written};
 use crate::contract::subject::{Said, Subject};
 use crate::ctx::Sampled;
 use crate::http::Exchange;
@@ -38,7 +38,7 @@ pub fn rules() -> Vec<Rule> {
             says: &[
                 "Access keys are listed, returned inside the aggregator record, and rotated through the access-key operations; their `secret` field is returned in clear.",
             ],
-            summary: "the keys of the aggregator record are those of the key list, field by field, before the rotation and after it; the rotation changes the rotated key's secret and nothing of the others",
+            summary: "the keys of the aggregator record are those of the key list, field by field, before the rotation and after it; the rotation changes nothing of the keys it was not asked to rotate",
             faults: &[Fault::AggregatorKeysMasked, Fault::AggregatorKeysStale],
             judges: &[Subject::Said(Said::KeysHeld)],
             run: Run::Check(consistent),
@@ -164,7 +164,9 @@ fn consistent(c: &Check<'_>) -> Outcome {
             agree(c, record_after, after, "after the rotation")
                 .into_iter()
                 .for_each(|r| judge.result(r));
-            // Only the rotated key's secret (and its updated_at) moved.
+            // The rotation wrote one key: the others did not move. Of the
+            // rotated key, what API.md leaves a write free to change may
+            // have changed (contract::resources::WRITTEN).
             for key in before.known() {
                 let token = token_of(key);
                 let page = after.pages.first().unwrap_or(record_after);
@@ -174,8 +176,8 @@ fn consistent(c: &Check<'_>) -> Outcome {
                 };
                 let mut was = key.clone();
                 if key_id(key) == rotation.id {
-                    for field in ["secret", "updated_at"] {
-                        was[field] = now[field].clone();
+                    for field in Written::fields_of(OpId::Keys) {
+                        was[*field] = now[*field].clone();
                     }
                 }
                 judge.result(match differs(now, &was, ACCESS_KEY) {

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::{Check, Finding};
-use crate::contract::{OpId, Paging, names};
+use crate::contract::{Paging, names};
 use crate::http::Exchange;
 use crate::model::expect::{Expected, Given, Order, difference, differs, query_text, tokens};
 use crate::model::num;
@@ -113,8 +113,9 @@ pub fn same_records(
     what: &str,
 ) -> Result<(), Finding> {
     let mut fields = list.source.fields().to_vec();
-    if c.ctx.options.allow_writes && list.source.op.id == OpId::Keys {
-        fields.retain(|f| !crate::contract::resources::ROTATED.contains(&f.name));
+    if c.ctx.options.allow_writes {
+        let written = crate::contract::resources::Written::fields_of(list.source.op.id);
+        fields.retain(|f| !written.contains(&f.name));
     }
     for row in rows {
         let token = token_of(row);

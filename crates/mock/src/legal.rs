@@ -170,6 +170,9 @@ legal! {
     FilterNames = "filter-names" in "filter-names":
         "the filters API.md gives by purpose only are read under other names than WIRE.md's (keys `active` and `name_contains`, merchants `is_enabled`, `ids` and `name_in`, rail merchants `onboarding_status` and `q`, refunds `payment`, `refund_status`, `trace`, `message_id`, `return`, `client_request_id`, `token`, `created_from` and `created_to`, batches `token` and `state`), and WIRE.md's names are not read at all";
         allowed by "API.md Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
+    WrittenFieldsChange = "written-fields-change" in "written-fields":
+        "a write changes fields of its own record that API.md ties to nothing: a report export raises its batch's version by one, and a rotation gives the key a new key_id and makes it active";
+        allowed by "API.md Versioning 4: \"Meaning of the `version` field on resources (report exports, batches, bank accounts): not shown.\"; Flags: \"the operations that flip the flags: not shown\"; Access keys: rotation returns the key \"with the new secret\", and says nothing of its other fields",
 }
 
 /// Pairs of choices that are two readings of one point: no server makes

@@ -30,6 +30,8 @@ const RETIRED_KEPT: usize = 16;
 pub(crate) struct State {
     keys: RwLock<Vec<KeySlot>>,
     exports: AtomicU64,
+    /// Exports made of each batch (by index), for `written-fields-change`.
+    exported: RwLock<std::collections::BTreeMap<u64, i64>>,
     rotations: AtomicU64,
     tick: AtomicU64,
 }
@@ -60,6 +62,7 @@ impl State {
         Self {
             keys: RwLock::new(keys),
             exports: AtomicU64::new(0),
+            exported: RwLock::default(),
             rotations: AtomicU64::new(0),
             tick: AtomicU64::new(0),
         }
@@ -135,6 +138,30 @@ impl State {
     /// kept: no operation reads one back).
     pub(crate) fn add_export(&self, make: impl FnOnce(u64) -> ReportExport) -> ReportExport {
         make(self.exports.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+
+    /// Counts an export of batch `index`.
+    pub(crate) fn exported(&self, index: u64) {
+        *write(&self.exported).entry(index).or_default() += 1;
+    }
+
+    /// Exports made of batch `index` so far.
+    pub(crate) fn exports_of(&self, index: u64) -> i64 {
+        read(&self.exported).get(&index).copied().unwrap_or(0)
+    }
+
+    /// Changes key `id` with `change`; its record as changed.
+    pub(crate) fn change_key(
+        &self,
+        id: &AccessKeyId,
+        change: impl FnOnce(&mut AccessKey),
+    ) -> Option<AccessKey> {
+        let mut keys = write(&self.keys);
+        let slot = keys
+            .iter_mut()
+            .find(|s| s.key.access_key_id() == Some(id))?;
+        change(&mut slot.key);
+        Some(slot.key.clone())
     }
 
     /// Report exports created so far.

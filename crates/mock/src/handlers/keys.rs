@@ -1,11 +1,13 @@
 //! Access keys: the list and the rotation.
 
-use aggpay::AccessKeyId;
+use aggpay::{AccessKeyId, KeyId};
 
 use crate::fault::Fault;
+use crate::legal::Legal;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
 use crate::router::App;
+use crate::synth::Rng;
 use crate::wire::{IntCount, KeyList};
 
 impl App {
@@ -51,6 +53,15 @@ impl App {
                     key.token = other.token;
                 }
                 reply::ok(&key)
+            }
+            Some(key) if self.legal.has(Legal::WrittenFieldsChange) => {
+                let rotations = self.state.rotations();
+                let changed = self.state.change_key(&id, |k| {
+                    let mut rng = Rng::new(self.data.seed, "rotated-key", rotations);
+                    k.key_id = crate::data::parse_generated(KeyId::parse(rng.token("key_", 12)));
+                    k.is_active = true;
+                });
+                reply::ok(&changed.unwrap_or(key))
             }
             Some(key) => reply::ok(&key),
             None if self.faults.has(Fault::RotateUnknownActs) => {

@@ -73,7 +73,8 @@ impl App {
             total_count: StringCount(view.batch_count()),
         };
         // The fixed dataset's rows were serialized once, at start.
-        if let (false, Some(cached)) = (view.is_live(), &self.batch_rows) {
+        let written = self.legal.has(Legal::WrittenFieldsChange);
+        if let (false, false, Some(cached)) = (view.is_live(), written, &self.batch_rows) {
             let batches = indices
                 .iter()
                 .filter_map(|i| cached.get(*i as usize).map(AsRef::as_ref))
@@ -84,7 +85,10 @@ impl App {
                 count,
             }));
         }
-        let batches = indices.iter().map(|i| view.batch(*i)).collect();
+        let batches = indices
+            .iter()
+            .map(|i| self.batch_as_written(&view, *i))
+            .collect();
         Ok(reply::ok(&BatchList {
             batches,
             next_cursor,
@@ -215,8 +219,25 @@ impl App {
         }))
     }
 
+    /// Batch `index` as the view has it, its version raised by every
+    /// export of it with `written-fields-change`.
+    fn batch_as_written(
+        &self,
+        view: &crate::data::View<'_>,
+        index: u64,
+    ) -> crate::wire::SettlementBatch {
+        let mut batch = view.batch(index);
+        if self.legal.has(Legal::WrittenFieldsChange) {
+            batch.version += self.state.exports_of(index);
+        }
+        batch
+    }
+
     pub(crate) fn report_export(&self, body: &[u8]) -> Result<Reply, Invalid> {
         let (batch, kind, merchant_id) = self.export_request(body)?;
+        if self.legal.has(Legal::WrittenFieldsChange) {
+            self.state.exported(batch);
+        }
         let data = &self.data;
         let pending = self.legal.has(Legal::ExportPending);
         // Produced at once: a synchronous server's new export.
