@@ -115,6 +115,15 @@ pub const ROOMS: &[Room] = &[
         "records are compared with the model without the fields `contract::resources::WRITTEN` lists for their list when writes run; keys.consistent holds the keys a rotation was not asked to rotate to every field, and the random sequences take a rotated key's is_active from the rotation's own answer",
     ),
     room(
+        "lookup-normalising",
+        "Lookups: account-info takes an \"IBAN\" and an \"alias value\", title-fetch an \"alias value\" (whether case or surrounding whitespace counts is not shown)",
+        &[
+            "the value as sent",
+            "the value with its case and surrounding whitespace normalised (ISO 13616 writes an IBAN in capitals without spaces)",
+        ],
+        "`near.lookups` never sends a lookup value case-swapped or padded with spaces: only slips that make another value under either reading",
+    ),
+    room(
         "whitespace",
         "Conventions 2: \"Requests and responses are JSON.\"",
         &["compact JSON", "whitespace between any tokens"],

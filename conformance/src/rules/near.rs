@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use aggpay_mock::Fault;
 
-use super::forms::{Carrier, NearMiss, near_misses, wrapped};
+use super::forms::{Slip, Carrier, NearMiss, near_misses, wrapped};
 use super::support::{Judge, text, unless_refused};
 use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
@@ -426,7 +426,13 @@ fn lookups(c: &Check<'_>) -> Outcome {
             continue;
         };
         let mut pick = Picker::new(c.ctx.options.seed, &format!("near {}", lookup.param));
-        for miss in near_misses(&value, Carrier::Text, &mut pick) {
+        // A lookup may normalise its value's case and the whitespace
+        // around it (room `lookup-normalising`): those slips are no
+        // other value for it.
+        for miss in near_misses(&value, Carrier::Text, &mut pick)
+            .into_iter()
+            .filter(|m| !matches!(m.slip, Slip::Case | Slip::Whitespace))
+        {
             cases.push((lookup, value.clone(), known, miss));
         }
     }

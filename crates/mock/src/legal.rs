@@ -173,6 +173,9 @@ legal! {
     WrittenFieldsChange = "written-fields-change" in "written-fields":
         "a write changes fields of its own record that API.md ties to nothing: a report export raises its batch's version by one, and a rotation gives the key a new key_id and makes it active";
         allowed by "API.md Versioning 4: \"Meaning of the `version` field on resources (report exports, batches, bank accounts): not shown.\"; Flags: \"the operations that flip the flags: not shown\"; Access keys: rotation returns the key \"with the new secret\", and says nothing of its other fields",
+    LookupsNormalised = "lookups-normalised" in "lookup-normalising":
+        "account-info and title-fetch look up an IBAN or alias value trimmed of surrounding whitespace and in capitals";
+        allowed by "API.md Lookups: the looked-up values are given by purpose only (\"IBAN\", \"alias value\"); whether their case or surrounding whitespace counts is not shown",
 }
 
 /// Pairs of choices that are two readings of one point: no server makes

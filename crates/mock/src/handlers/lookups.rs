@@ -9,12 +9,24 @@ use crate::reply::{self, Reply};
 use crate::router::App;
 
 impl App {
+    /// A looked-up value, absent when empty; with `lookups-normalised`,
+    /// trimmed and in capitals.
+    fn normalised(&self, value: Option<&str>) -> Option<String> {
+        let value = value.filter(|v| !v.is_empty())?;
+        Some(if self.legal.has(Legal::LookupsNormalised) {
+            value.trim().to_uppercase()
+        } else {
+            value.to_owned()
+        })
+    }
+
     pub(crate) fn account_info(&self, q: &Query) -> Result<Reply, Invalid> {
         let with_title =
             q.boolean("with_title_fetch")?.unwrap_or(false) && !self.legal.has(Legal::TitleEmpty);
         let alias_type = q.choice("alias_type", &["MOBILE"])?;
-        let alias_value = q.one("alias_value")?.filter(|v| !v.is_empty());
-        let iban = q.one("iban")?.filter(|v| !v.is_empty());
+        let alias_value = self.normalised(q.one("alias_value")?);
+        let iban = self.normalised(q.one("iban")?);
+        let (alias_value, iban) = (alias_value.as_deref(), iban.as_deref());
         for (name, value) in [("iban", iban), ("alias_value", alias_value)] {
             self.plain_value(name, value.unwrap_or(""))?;
         }
@@ -47,7 +59,8 @@ impl App {
         q.choice("alias_type", &["TILL_CODE"])?;
         let with_title =
             q.boolean("with_title_fetch")?.unwrap_or(false) && !self.legal.has(Legal::TitleEmpty);
-        let value = q.one("alias_value")?.filter(|v| !v.is_empty());
+        let value = self.normalised(q.one("alias_value")?);
+        let value = value.as_deref();
         self.plain_value("alias_value", value.unwrap_or(""))?;
         let found = match value {
             None if self.faults.has(Fault::AliasValueOptional) => Some(0),
