@@ -299,12 +299,32 @@ fn probe(api: &Api) -> Vec<String> {
         send("GET", &other, &[], &key, ""),
         send("POST", "/settlements/report-exports", &[], &key, &export),
         send("POST", "/settlements/report-exports", &[], &key, &no_kind),
+        send("GET", "/settlements/batches", &[("limit", "1")], &key, ""),
+        send(
+            "GET",
+            "/account-info",
+            &[("iban", &info.iban.to_lowercase())],
+            &key,
+            "",
+        ),
     ];
     let id = info.access_key_id.unwrap().to_string();
     let old = secret_of(&keys, &id);
     let rotate = format!("/keys/{id}/rotate");
     assert_eq!(api.put(&rotate, &key).status, 200);
     seen.push(send("GET", "/webhooks", &[], &old, ""));
+    // The keys' identifiers and flags after the rotation (its time is
+    // the clock's, not the probe's).
+    let after = api.get("/keys", &[("limit", "100")]).data()["keys"].clone();
+    seen.push(format!(
+        "keys after the rotation: {:?}",
+        after
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| format!("{} {}", k["key_id"], k["is_active"]))
+            .collect::<Vec<_>>()
+    ));
     seen
 }
 
