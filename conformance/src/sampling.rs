@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::contract::{Op, OpId, names};
 use crate::ctx::{Ctx, Sample, Sampled};
 use crate::http::Request;
-use crate::model::{ListModel, Picker, Rotation, Source, token_of, writes};
+use crate::model::{ListModel, NamedOtherwise, Picker, Rotation, Source, token_of, writes};
 
 /// Batches whose transactions are read, at most.
 const TRANSACTION_LISTS: usize = 12;
@@ -22,23 +22,31 @@ enum Job {
     Export(Sampled, String),
     /// A key rotation (the key, its secret before).
     Rotate(String, Option<String>),
+    /// Whether the server reads the filters of the model's list of this
+    /// operation under WIRE.md's names: asked beside the next wave's
+    /// reads, so that it costs no round trip of its own.
+    FilterNames(OpId),
 }
 
 enum Done {
     List(Box<ListModel>),
     One(Box<Sample>),
     Rotation(Box<Rotation>),
+    FilterNames(OpId, Vec<NamedOtherwise>),
 }
 
 impl Ctx {
     fn run_jobs(&mut self, jobs: Vec<Job>) {
-        let http = &self.http;
+        let (http, model) = (&self.http, &self.model);
         let done = http.pool().map(&jobs, |job| match job {
-            Job::List(source) => {
-                let mut list = ListModel::read(http, source.clone());
-                list.learn_filter_names(http);
-                Done::List(Box::new(list))
-            }
+            Job::List(source) => Done::List(Box::new(ListModel::read(http, source.clone()))),
+            Job::FilterNames(op) => Done::FilterNames(
+                *op,
+                model
+                    .list(*op)
+                    .map(|l| l.filter_names_unread(http))
+                    .unwrap_or_default(),
+            ),
             Job::One(op, request) => Done::One(Box::new(Sample {
                 op: *op,
                 exchange: http.send(request.clone()),
@@ -53,7 +61,14 @@ impl Ctx {
         });
         for d in done {
             match d {
-                Done::List(list) => {
+                Done::List(mut list) => {
+                    // The key list read again after the writes reads its
+                    // filters under the names it read them by before.
+                    if let Some(before) = &self.model.keys_before
+                        && before.source.op.id == list.source.op.id
+                    {
+                        list.filters_named_otherwise = before.filters_named_otherwise.clone();
+                    }
                     let op = Sampled::Op(list.source.op.id);
                     self.samples.extend(list.pages.iter().map(|e| Sample {
                         op,
@@ -62,6 +77,16 @@ impl Ctx {
                     self.model.lists.push(*list);
                 }
                 Done::One(sample) => self.samples.push(*sample),
+                Done::FilterNames(op, unread) => {
+                    if let Some(list) = self
+                        .model
+                        .lists
+                        .iter_mut()
+                        .find(|l| l.source.op.id == op && l.source.base.is_empty())
+                    {
+                        list.filters_named_otherwise = unread;
+                    }
+                }
                 Done::Rotation(rotation) => {
                     self.samples.push(Sample {
                         op: OpId::Rotate.into(),
@@ -162,7 +187,13 @@ impl Ctx {
     /// What the lists showed: transactions of batches across the list,
     /// rail merchants read one by one.
     fn second_wave(&mut self) -> Vec<Job> {
-        let mut wave = Vec::new();
+        let mut wave: Vec<Job> = self
+            .model
+            .lists
+            .iter()
+            .filter(|l| l.source.base.is_empty())
+            .map(|l| Job::FilterNames(l.source.op.id))
+            .collect();
         let transactions = Op::get(OpId::Transactions);
         for token in self.picked_batches() {
             let mut source = Source::of(transactions);

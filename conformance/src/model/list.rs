@@ -127,7 +127,7 @@ pub struct ListModel {
     pub named_otherwise: Option<NamedOtherwise>,
     /// The filters the server evidently does not read under WIRE.md's
     /// names, when API.md gives their names by purpose only
-    /// ([`ListModel::learn_filter_names`]).
+    /// ([`ListModel::filter_names_unread`]).
     pub filters_named_otherwise: Vec<NamedOtherwise>,
 }
 
@@ -247,11 +247,12 @@ impl ListModel {
         self.source.op.filters().filter(|p| self.reads(p.wire))
     }
 
-    /// Asks, once, whether the server reads each filter whose name only
-    /// WIRE.md gives (see `filter_names`): the rules judge a filter the
-    /// server does not read only as an observation.
-    pub fn learn_filter_names(&mut self, http: &Http) {
-        self.filters_named_otherwise = super::filter_names::unread(http, self);
+    /// Asks whether the server reads each filter whose name only WIRE.md
+    /// gives (see `filter_names`): the filters it does not read, for
+    /// [`ListModel::filters_named_otherwise`] (the rules judge them only
+    /// as an observation).
+    pub fn filter_names_unread(&self, http: &Http) -> Vec<NamedOtherwise> {
+        super::filter_names::unread(http, self)
     }
 
     /// Every row known, head, middle and tail, without repeats.
