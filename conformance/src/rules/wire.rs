@@ -9,12 +9,12 @@ use serde_json::Value;
 use super::observe::{Cases, Observed};
 use super::paging::fetch;
 use super::support::{Judge, text};
-use super::{Check, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{OpId, names};
 use crate::ctx::Sampled;
 use crate::http::{Auth, Request};
-use crate::model::{ListModel, id_of};
+use crate::model::{ListModel, NamedOtherwise, id_of};
 
 /// The cursor lists observed: the batches and the largest transactions.
 fn lists<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
@@ -525,20 +525,23 @@ fn paging_names(c: &Check<'_>) -> Outcome {
     for list in lists {
         match &list.named_otherwise {
             None => judge.result(Ok(())),
-            Some(n) => judge.check(false, || {
-                c.fail(
-                    &n.evidence,
-                    format!(
-                        "{} does not read {}: {}",
-                        list.source.label,
-                        n.names.join(" or "),
-                        n.seen
-                    ),
-                )
-            }),
+            Some(n) => judge.check(false, || not_read(c, list, n)),
         }
     }
     judge.outcome()
+}
+
+/// The finding that `list` does not read the names `n` shows.
+fn not_read(c: &Check<'_>, list: &ListModel, n: &NamedOtherwise) -> Finding {
+    c.fail(
+        &n.evidence,
+        format!(
+            "{} does not read {}: {}",
+            list.source.label,
+            n.names.join(" or "),
+            n.seen
+        ),
+    )
 }
 
 fn filter_names(c: &Check<'_>) -> Outcome {
@@ -557,17 +560,7 @@ fn filter_names(c: &Check<'_>) -> Outcome {
     for list in lists {
         judge.result(Ok(()));
         for n in &list.filters_named_otherwise {
-            judge.check(false, || {
-                c.fail(
-                    &n.evidence,
-                    format!(
-                        "{} does not read {}: {}",
-                        list.source.label,
-                        n.names.join(" or "),
-                        n.seen
-                    ),
-                )
-            });
+            judge.check(false, || not_read(c, list, n));
         }
     }
     judge.outcome()
