@@ -479,7 +479,7 @@ fn families(out: &mut String, rules: &[Rule]) {
          | Rule | Rests on | Looks for | Places | Broken by `--fault` |\n|---|---|---|---|---|"
     );
     for r in rules.iter().filter(|r| r.of_a_family_of_properties()) {
-        let says: Vec<String> = r.says.iter().map(|s| format!("\"{s}\"")).collect();
+        let says: Vec<String> = r.says().iter().map(|s| format!("\"{s}\"")).collect();
         let places = r.places_due();
         let faults: Vec<String> = r.faults.iter().map(|f| format!("`{f}`")).collect();
         let _ = writeln!(
@@ -514,29 +514,29 @@ fn silent(out: &mut String) {
     }
 }
 
-/// Every rule with the sentences it rests on: what a failure of it quotes.
+/// Every claim of every rule with the sentences it rests on: what a
+/// failure of it quotes.
 fn provenance(out: &mut String, rules: &[Rule]) {
     let _ = writeln!(
         out,
-        "\n## Every rule and the sentences it rests on\n\n\
-         A required rule quotes API.md (a test holds every required rule to a sentence of API.md, and every quote to \
-         `spec/`, verbatim); an observation may rest on WIRE.md or an RFC alone. A failure quotes them.\n\n\
-         | Rule | Level | Rests on |\n|---|---|---|"
+        "\n## Every check and the sentences it rests on\n\n\
+         A rule makes one claim per kind of comparison, and every failure names the claim it breaks and quotes its \
+         sentences. Each claim of a required rule quotes API.md (a test holds it to a sentence of API.md, and every quote \
+         to `spec/`, verbatim); an observation may rest on WIRE.md or an RFC alone.\n\n\
+         | Rule | Level | Holds the server to | Rests on |\n|---|---|---|---|"
     );
     for r in rules {
-        let says: Vec<String> = r.says.iter().map(|s| format!("\"{s}\"")).collect();
-        let rests_on = if says.is_empty() {
-            r.source.to_owned()
-        } else {
-            says.join(" ")
-        };
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {} |",
-            r.id,
-            r.level.as_str(),
-            rests_on.replace('|', "\\|")
-        );
+        for claim in r.claims {
+            let says: Vec<String> = claim.says.iter().map(|s| format!("\"{s}\"")).collect();
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} |",
+                r.id,
+                r.level.as_str(),
+                claim.holds.replace('|', "\\|"),
+                says.join(" ").replace('|', "\\|")
+            );
+        }
     }
 }
 

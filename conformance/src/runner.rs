@@ -254,7 +254,11 @@ fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseli
     let outcome = if spent {
         Outcome::not_run()
     } else {
-        let check = Check { ctx, rule: rule.id };
+        let check = Check {
+            ctx,
+            rule: rule.id,
+            claims: rule.claims,
+        };
         if let Some(why) = &ctx.options.header_case_only
             && rule.id != crate::rules::HEADER_CASE
         {
@@ -278,7 +282,7 @@ fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseli
         let outcome = catch_unwind(AssertUnwindSafe(judge)).unwrap_or_else(|_| {
             Outcome::judged(
                 0,
-                vec![check.note("the rule panicked: a bug of the harness")],
+                vec![check.harness_bug("the rule panicked: a bug of the harness")],
             )
         });
         // A rule still at work when the budget ran out may have been cut

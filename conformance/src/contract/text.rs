@@ -88,7 +88,7 @@ mod tests {
         out.extend(
             crate::rules::catalogue()
                 .iter()
-                .flat_map(|r| r.says.iter().map(|s| norm(s))),
+                .flat_map(|r| r.says().into_iter().map(norm)),
         );
         out.extend(SILENT.iter().map(|(s, _)| norm(s)));
         out

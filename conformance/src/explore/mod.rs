@@ -37,7 +37,31 @@ use crate::contract::{Op, OpId, names};
 use crate::http::{Exchange, Request, encode};
 use crate::model::{ListModel, Source, invariants, key_id};
 use crate::pool::urgent;
-use crate::rules::{Check, Finding, Outcome};
+use crate::rules::claims::{
+    ANSWERS_FOR_IBAN, ANSWERS_FOR_ID, NO_SERVER_ERROR, STATE_BOUND, UNAUTHORIZED,
+    UNKNOWN_ID_IS_404, VALID_REQUEST_SUCCEEDS,
+};
+use crate::rules::{Check, Claim, Finding, Outcome};
+
+/// What a secret opens stays what it opened until a write changes its
+/// key: a rotated key's new secret opens what the old one did, and a
+/// secret no key has opens nothing.
+pub(crate) const SECRET_KEEPS_ITS_REACH: Claim = Claim {
+    holds: "a secret opens what it opened until a write changes its key; a rotated key's new secret opens what its old one did; a secret no key has opens nothing",
+    says: &[
+        "A request without a valid key receives 401 with error code error.unauthorized_access",
+        "Rotates the key and returns `data`: AccessKey with the new secret.",
+    ],
+};
+
+/// The reads that show the keys show them as the writes left them.
+pub(crate) const KEYS_AS_WRITTEN: Claim = Claim {
+    holds: "the key list and the aggregator record show every key with its current secret, and flags no write changed",
+    says: &[
+        "Access keys are listed, returned inside the aggregator record, and rotated through the access-key operations; their `secret` field is returned in clear.",
+        "| secret | string | the key secret, returned in clear by list, get-aggregator and rotate; shown as <ACCESS_KEY_SECRET> |",
+    ],
+};
 
 /// The family of the rules that explore (`explore.*`).
 pub const FAMILY: &str = "explore.";
@@ -342,13 +366,14 @@ impl<'a> Explorer<'a> {
         };
         let name = Op::get(op).name;
         if status >= 500 {
-            return Err(c.fail(e, format!("{name} answered {status}")));
+            return Err(c.fail(&NO_SERVER_ERROR, e, format!("{name} answered {status}")));
         }
         let who = machine.name(planned.of);
         let refused = matches!(status, 401 | 403);
         match machine.expect(planned.of, op) {
             Expect::Refused if e.success() => {
                 return Err(c.fail(
+                    &SECRET_KEEPS_ITS_REACH,
                     e,
                     format!(
                         "{name} served {who}, which {}",
@@ -366,12 +391,17 @@ impl<'a> Explorer<'a> {
                 return if status == 401 {
                     Ok(())
                 } else {
-                    Err(c.fail(e, format!("{name} answered {who} {status}, not 401")))
+                    Err(c.fail(
+                        &UNAUTHORIZED,
+                        e,
+                        format!("{name} answered {who} {status}, not 401"),
+                    ))
                 };
             }
             Expect::Refused | Expect::Unknown => return Ok(()),
             Expect::Accepted if refused => {
                 return Err(c.fail(
+                    &SECRET_KEEPS_ITS_REACH,
                     e,
                     format!(
                         "{name} refused {who} ({status}), which it accepted when the machine learned it{}",
@@ -390,24 +420,32 @@ impl<'a> Explorer<'a> {
         match planned.target {
             _ if !takes_target(op) => {
                 if !e.success() {
-                    return Err(c.fail(e, format!("{name} answered {status}")));
+                    return Err(c.fail(
+                        &VALID_REQUEST_SUCCEEDS,
+                        e,
+                        format!("{name} answered {status}"),
+                    ));
                 }
                 self.judge_state(machine, op, e)
             }
-            Target::Known(_) if !e.success() => {
-                Err(c.fail(e, format!("{name} of the known {shown} answered {status}")))
-            }
+            Target::Known(_) if !e.success() => Err(c.fail(
+                &VALID_REQUEST_SUCCEEDS,
+                e,
+                format!("{name} of the known {shown} answered {status}"),
+            )),
             Target::Known(_) => answers_for(c, op, value, e),
             Target::Unknown(_) if e.success() => match op {
                 // A lookup may answer an account it resolves; never
                 // another IBAN's.
                 OpId::AccountInfo | OpId::TitleFetch => answers_for(c, op, value, e),
                 _ => answers_for(c, op, value, e).and(Err(c.fail(
+                    &UNKNOWN_ID_IS_404,
                     e,
                     format!("{name} of {shown}, which names nothing, succeeded"),
                 ))),
             },
             Target::Unknown(_) if Op::get(op).lists_error(404) && status != 404 => Err(c.fail(
+                &UNKNOWN_ID_IS_404,
                 e,
                 format!(
                     "{name} of {shown}, which names nothing, answered {status}: API.md lists 404"
@@ -417,6 +455,7 @@ impl<'a> Explorer<'a> {
                 if e.success() && op != OpId::AccountInfo && op != OpId::TitleFetch =>
             {
                 Err(c.fail(
+                    &UNKNOWN_ID_IS_404,
                     e,
                     format!("{name} of {shown}, an id of another kind, succeeded"),
                 ))
@@ -435,13 +474,17 @@ impl<'a> Explorer<'a> {
             OpId::Aggregator => e.data().and_then(|d| d["keys"].as_array()),
             _ => {
                 return match invariants::of_answer(op, e) {
-                    Some(why) => Err(c.fail(e, why)),
+                    Some(why) => Err(c.fail(&STATE_BOUND, e, why)),
                     None => Ok(()),
                 };
             }
         };
         let Some(keys) = keys else {
-            return Err(c.fail(e, format!("{} shows no keys", Op::get(op).name)));
+            return Err(c.fail(
+                &KEYS_AS_WRITTEN,
+                e,
+                format!("{} shows no keys", Op::get(op).name),
+            ));
         };
         for listed in keys {
             let id = key_id(listed);
@@ -453,6 +496,7 @@ impl<'a> Explorer<'a> {
                 .is_some_and(|a| a != key.active)
             {
                 return Err(c.fail(
+                    &KEYS_AS_WRITTEN,
                     e,
                     format!(
                         "{} shows key {id} with is_active {}, which no operation of API.md's changed",
@@ -472,6 +516,7 @@ impl<'a> Explorer<'a> {
                     "a secret the machine never saw it have"
                 };
                 return Err(c.fail(
+                    &KEYS_AS_WRITTEN,
                     e,
                     format!(
                         "{} shows key {id} with {rotated}, not its current secret",
@@ -486,10 +531,12 @@ impl<'a> Explorer<'a> {
 
 /// IBAN answers that IBAN.
 fn answers_for(c: &Check<'_>, op: OpId, value: &str, e: &Exchange) -> Result<(), Finding> {
-    let field = match op {
-        OpId::AccountInfo if e.request.query_value(names::IBAN).is_some() => "iban",
+    let (claim, field) = match op {
+        OpId::AccountInfo if e.request.query_value(names::IBAN).is_some() => {
+            (&ANSWERS_FOR_IBAN, "iban")
+        }
         _ => match Op::get(op).path_id.and_then(|p| p.answers_for) {
-            Some(field) => field,
+            Some(field) => (&ANSWERS_FOR_ID, field),
             None => return invariant_of(c, op, e),
         },
     };
@@ -498,6 +545,7 @@ fn answers_for(c: &Check<'_>, op: OpId, value: &str, e: &Exchange) -> Result<(),
         invariant_of(c, op, e)
     } else {
         Err(c.fail(
+            claim,
             e,
             format!(
                 "{}: asked for {}, answered for {field} {:?}",
@@ -511,7 +559,7 @@ fn answers_for(c: &Check<'_>, op: OpId, value: &str, e: &Exchange) -> Result<(),
 
 fn invariant_of(c: &Check<'_>, op: OpId, e: &Exchange) -> Result<(), Finding> {
     match invariants::of_answer(op, e) {
-        Some(why) => Err(c.fail(e, why)),
+        Some(why) => Err(c.fail(&STATE_BOUND, e, why)),
         None => Ok(()),
     }
 }

@@ -7,6 +7,7 @@ use std::sync::PoisonError;
 
 use serde_json::Value;
 
+use super::SECRET_KEEPS_ITS_REACH;
 use super::command::{Command, Cred, Target};
 use super::machine::{self, Machine, Of, Opens, drift, split, swept};
 use super::script::Script;
@@ -15,6 +16,9 @@ use crate::contract::{Op, OpId, names};
 use crate::http::{Auth, Exchange, Request};
 use crate::model::{ListModel, Source, key_id};
 use crate::pool::urgent;
+use crate::rules::claims::{
+    EXPORT_IS_ASKED, NO_SERVER_ERROR, ROTATES_THE_KEY_ASKED, UNAUTHORIZED, VALID_REQUEST_SUCCEEDS,
+};
 use crate::rules::{Check, Finding};
 
 impl Explorer<'_> {
@@ -78,6 +82,7 @@ impl Explorer<'_> {
         };
         if key_id(&key) != id {
             let failure = c.fail(
+                &ROTATES_THE_KEY_ASKED,
                 &rotation.answer,
                 format!("asked to rotate {id}, answered with key {:?}", key_id(&key)),
             );
@@ -88,7 +93,11 @@ impl Explorer<'_> {
             .as_str()
             .filter(|s| !s.is_empty() && **s != before)
         else {
-            return Err(c.fail(&rotation.answer, "the rotation gave no new secret"));
+            return Err(c.fail(
+                &ROTATES_THE_KEY_ASKED,
+                &rotation.answer,
+                "the rotation gave no new secret",
+            ));
         };
         c.ctx.http.learn_secret(new);
         let before_opens = machine.keys[k].opens.clone();
@@ -140,39 +149,48 @@ impl Explorer<'_> {
         .name;
         let status = e.status().unwrap_or(0);
         if status >= 500 {
-            return (Err(c.fail(&e, format!("{name} answered {status}"))), true);
+            return (
+                Err(c.fail(&NO_SERVER_ERROR, &e, format!("{name} answered {status}"))),
+                true,
+            );
         }
         let value = c.shown_input(planned.value.as_deref().unwrap_or(""));
         let wrong = if planned.of == Of::Nobody {
             e.success().then(|| {
-                format!(
-                    "{name} with {} succeeded: API.md says it receives 401",
-                    machine.name(planned.of)
+                (
+                    &UNAUTHORIZED,
+                    format!(
+                        "{name} with {} succeeded: API.md says it receives 401",
+                        machine.name(planned.of)
+                    ),
                 )
             })
         } else if let Command::Rotate { .. } = command {
             e.success().then(|| {
                 let answered = e.data().map(key_id).unwrap_or("");
-                format!(
-                    "rotating {value}, which names no key, succeeded{}",
-                    if answered.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" and answered with key {answered:?}")
-                    }
+                (
+                    &ROTATES_THE_KEY_ASKED,
+                    format!(
+                        "rotating {value}, which names no key, succeeded{}",
+                        if answered.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" and answered with key {answered:?}")
+                        }
+                    ),
                 )
             })
         } else {
             None
         };
-        if let Some(wrong) = wrong {
+        if let Some((claim, wrong)) = wrong {
             // What else it did: the frame says.
             let failure = match self.frame(machine, &e) {
                 Err(mut f) => {
                     f.message = format!("{wrong}; {}", f.message);
                     f
                 }
-                Ok(()) => c.fail(&e, wrong),
+                Ok(()) => c.fail(claim, &e, wrong),
             };
             return (Err(failure), true);
         }
@@ -183,6 +201,7 @@ impl Explorer<'_> {
         {
             let judged = match (batch, e.success()) {
                 (Target::Known(_), false) => Err(c.fail(
+                    &VALID_REQUEST_SUCCEEDS,
                     &e,
                     format!("an export of the known batch {value} answered {status}"),
                 )),
@@ -253,12 +272,14 @@ impl Explorer<'_> {
             }
             if matches!(e.status(), Some(401 | 403)) {
                 return Err(c.fail(
+                    &SECRET_KEEPS_ITS_REACH,
                     e,
                     format!("{what}: the configured key is refused: the write acted on it"),
                 ));
             }
             if !e.success() {
                 return Err(c.fail(
+                    &VALID_REQUEST_SUCCEEDS,
                     e,
                     format!("{what}: {} answered {:?}", Op::get(op).name, e.status()),
                 ));
@@ -329,6 +350,7 @@ impl Explorer<'_> {
             if *of == Of::Nobody {
                 if accepted {
                     return Err(self.check.fail(
+                        &UNAUTHORIZED,
                         e,
                         format!(
                             "{} served a secret no key has (status {status})",
@@ -399,7 +421,11 @@ impl Explorer<'_> {
                         } else {
                             "no write changed this key"
                         };
-                        return Err(c.fail(evidence(&ops), format!("{who}: {words} ({why})")));
+                        return Err(c.fail(
+                            &SECRET_KEEPS_ITS_REACH,
+                            evidence(&ops),
+                            format!("{who}: {words} ({why})"),
+                        ));
                     }
                 }
                 Of::Retired(k, _) => {
@@ -414,6 +440,7 @@ impl Explorer<'_> {
                     if let Some(why) = split(opens, key) {
                         let ops: Vec<OpId> = opens.keys().copied().collect();
                         return Err(c.fail(
+                            &SECRET_KEEPS_ITS_REACH,
                             evidence(&ops),
                             format!(
                                 "{who} is {why}: an old secret is one key's, it opens what its key opened or nothing"
@@ -458,6 +485,7 @@ pub(super) fn judge_export(
     let got = export["settlement_batch_id"].as_str().unwrap_or("");
     if got != batch {
         return Err(c.fail(
+            &EXPORT_IS_ASKED,
             e,
             format!(
                 "an export of batch {batch} was created for {:?}",
@@ -475,6 +503,7 @@ pub(super) fn judge_export(
         .is_some_and(|m| m != want_merchant)
     {
         return Err(c.fail(
+            &EXPORT_IS_ASKED,
             e,
             format!(
                 "an export asked for merchant {want_merchant:?} carries merchant_id {}",

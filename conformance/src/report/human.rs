@@ -44,7 +44,7 @@ impl<'w> Human<'w> {
                 r.rule.summary
             )?;
             writeln!(out, "  source: {}", r.rule.source)?;
-            for quote in r.rule.says {
+            for quote in r.grounds() {
                 writeln!(out, "  says: \"{quote}\"")?;
             }
             for (f, mark) in items(r) {
@@ -54,6 +54,9 @@ impl<'w> Human<'w> {
                     ""
                 };
                 writeln!(out, "  - {}{known}", f.message)?;
+                if let Some(claim) = f.claim {
+                    writeln!(out, "    breaks: {}", claim.holds)?;
+                }
                 if let Some(mark) = mark {
                     writeln!(out, "    fingerprint: {}", mark.fingerprint)?;
                 }

@@ -46,7 +46,8 @@ impl Reporter for Json<'_> {
                     "status": r.outcome.status.as_str(),
                     "known": r.is_known(),
                     "source": r.rule.source,
-                    "says": r.rule.says,
+                    "says": r.rule.says(),
+                    "claims": r.rule.claims.iter().map(|c| json!({"holds": c.holds, "says": c.says})).collect::<Vec<_>>(),
                     "summary": r.rule.summary,
                     "cases": r.outcome.cases,
                     "duration_ms": r.duration.as_millis() as u64,
@@ -105,6 +106,7 @@ fn failure(f: &Finding) -> Value {
     let ev = f.evidence.as_deref();
     json!({
         "message": f.message,
+        "breaks": f.claim.map(|c| c.holds),
         "input": f.input,
         "method": ev.map(|e| &e.method),
         "url": ev.map(|e| &e.url),

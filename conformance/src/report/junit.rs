@@ -91,14 +91,13 @@ impl Reporter for Junit<'_> {
                     s.set_type(r.rule.level.as_str());
                     // What the rule rests on first, then each failure.
                     let grounds = std::iter::once(format!("source: {}", r.rule.source))
-                        .chain(r.rule.says.iter().map(|q| format!("says: \"{q}\"")))
+                        .chain(r.grounds().iter().map(|q| format!("says: \"{q}\"")))
                         .collect::<Vec<_>>()
                         .join("\n");
                     let failures = r.outcome.failures.iter().zip(&r.marks).map(|(f, mark)| {
-                        let mut lines = vec![
-                            f.message.clone(),
-                            format!("fingerprint: {}", mark.fingerprint),
-                        ];
+                        let mut lines = vec![f.message.clone()];
+                        lines.extend(f.claim.map(|c| format!("breaks: {}", c.holds)));
+                        lines.push(format!("fingerprint: {}", mark.fingerprint));
                         lines.extend(f.input.as_ref().map(|i| format!("minimal input: {i}")));
                         if let Some(ev) = &f.evidence {
                             lines.push(format!("request: {} {}", ev.method, ev.url));

@@ -49,6 +49,9 @@ fn fenced(out: &mut dyn Write, lang: &str, text: &str) -> io::Result<()> {
 
 fn failure(out: &mut dyn Write, f: &Finding) -> io::Result<()> {
     writeln!(out, "- {}", inline(&f.message))?;
+    if let Some(claim) = f.claim {
+        writeln!(out, "\n  It breaks: {}.", inline(claim.holds))?;
+    }
     if let Some(input) = &f.input {
         writeln!(
             out,
@@ -75,10 +78,11 @@ fn rule_section(out: &mut dyn Write, r: &RuleReport) -> io::Result<()> {
         r.rule.level.as_str()
     )?;
     writeln!(out, "{}\n", inline(r.rule.summary))?;
-    for quote in r.rule.says {
+    let grounds = r.grounds();
+    for quote in &grounds {
         writeln!(out, "> {}", inline(quote))?;
     }
-    if !r.rule.says.is_empty() {
+    if !grounds.is_empty() {
         writeln!(out, "> — {}\n", inline(r.rule.source))?;
     } else {
         writeln!(out, "Source: {}\n", inline(r.rule.source))?;

@@ -106,6 +106,27 @@ impl RuleReport {
         }
     }
 
+    /// The sentences a report quotes: those of the claims its failures
+    /// (or inconclusive cases) break, each once; when none names a claim
+    /// (a rule that passed, or a harness bug), every sentence of the rule.
+    pub fn grounds(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        let broken = self
+            .outcome
+            .failures
+            .iter()
+            .chain(&self.outcome.inconclusive);
+        for quote in broken.filter_map(|f| f.claim).flat_map(|c| c.says) {
+            if !out.contains(quote) {
+                out.push(quote);
+            }
+        }
+        if out.is_empty() {
+            out = self.rule.says();
+        }
+        out
+    }
+
     /// A failure every one of whose failures the baseline knows.
     pub fn is_known(&self) -> bool {
         self.outcome.status == Status::Failed

@@ -25,7 +25,7 @@ fn report(id: &'static str, level: Level, outcome: Outcome, known: bool) -> Rule
             id,
             level,
             source: "API.md §Example",
-            says: &["Every operation requires the header."],
+            claims: &[EXAMPLE],
             summary: "an example rule",
             faults: &[aggpay_mock::Fault::NoAuth],
             judges: &[],
@@ -37,6 +37,12 @@ fn report(id: &'static str, level: Level, outcome: Outcome, known: bool) -> Rule
         counts: level == Level::Required,
     }
 }
+
+/// The claim every failure of the fixture breaks.
+const EXAMPLE: crate::rules::Claim = crate::rules::Claim {
+    holds: "every operation requires the key",
+    says: &["Every operation requires the header."],
+};
 
 fn evidence() -> Option<Box<Evidence>> {
     Some(Box::new(Evidence {
@@ -53,6 +59,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
     let failed = Outcome::judged(
         64,
         vec![Finding {
+            claim: Some(&EXAMPLE),
             message: "limit=0 was answered 200, not 400".into(),
             inconclusive: false,
             input: Some("(0, \"DESC\")".into()),
@@ -62,6 +69,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
     let warned = Outcome::judged(
         12,
         vec![Finding {
+            claim: Some(&EXAMPLE),
             message: "no Date header".into(),
             inconclusive: false,
             input: None,
@@ -71,6 +79,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
     let known = Outcome::judged(
         3,
         vec![Finding {
+            claim: Some(&EXAMPLE),
             message: "merchant 9 is not in the aggregator's list".into(),
             inconclusive: false,
             input: None,
@@ -80,6 +89,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
     let unsure = Outcome::judged(
         17,
         vec![Finding {
+            claim: Some(&EXAMPLE),
             message:
                 "refunds: a valid request did not succeed (transient: 503 on each of 8 attempts)"
                     .into(),

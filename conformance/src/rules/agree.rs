@@ -7,11 +7,26 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::Judge;
-use super::{Check, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use crate::contract::{OpId, REFERENCES};
 use crate::http::show;
 use crate::model::token_of;
+
+const NAMES_AGREE: Claim = Claim {
+    holds: "a transaction names its merchants and aggregator as their own records do",
+    says: &[
+                "| aggregator_merchant_id, aggregator_merchant_name | string | am_ identifier and its name |",
+                "| rail_merchant_id, rail_merchant_name | string | mer_ identifier and its name |",
+            ],
+};
+const CHARGES_AGREE: Claim = Claim {
+    holds: "a payment's charges carry the amounts and currency of its payment transaction",
+    says: &[
+                "read the fee and tax breakdown of a payment",
+                "| gross_amount, fee_amount, net_amount, sales_tax_on_fee_amount, sales_tax_withholding_amount, income_tax_withholding_amount, digital_tax_amount | string | same meaning as in PaymentCharges |",
+            ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -19,10 +34,7 @@ pub fn rules() -> Vec<Rule> {
             id: "agree.references",
             level: Level::Required,
             source: "API.md Transaction (aggregator_merchant_id and aggregator_merchant_name: am_ identifier and its name; rail_merchant_id and rail_merchant_name: mer_ identifier and its name; aggregator_id, aggregator_name)",
-            says: &[
-                "| aggregator_merchant_id, aggregator_merchant_name | string | am_ identifier and its name |",
-                "| rail_merchant_id, rail_merchant_name | string | mer_ identifier and its name |",
-            ],
+            claims: &[NAMES_AGREE],
             summary: "every transaction read names its aggregator merchant, rail merchant and aggregator as their own records do, wherever both are seen",
             faults: &[Fault::TransactionMerchantName],
             judges: &[Subject::References],
@@ -32,10 +44,7 @@ pub fn rules() -> Vec<Rule> {
             id: "agree.charges",
             level: Level::Required,
             source: "API.md PaymentCharges (the fee and tax breakdown of a payment); Transaction (amounts: same meaning as in PaymentCharges)",
-            says: &[
-                "read the fee and tax breakdown of a payment",
-                "| gross_amount, fee_amount, net_amount, sales_tax_on_fee_amount, sales_tax_withholding_amount, income_tax_withholding_amount, digital_tax_amount | string | same meaning as in PaymentCharges |",
-            ],
+            claims: &[CHARGES_AGREE],
             summary: "a payment's charges carry the amounts and currency of its payment transaction, for every payment read",
             faults: &[Fault::ChargesFeeShift],
             judges: &[Subject::Said(Said::NetAmount)],
@@ -69,6 +78,7 @@ fn references(c: &Check<'_>) -> Outcome {
                     let (want, got) = (&target[reference.to_name], &row[reference.name]);
                     judge.check(want == got, || {
                         c.fail(
+                            &NAMES_AGREE,
                             page,
                             format!(
                                 "transaction {}: {} is {}, the record of {} {} says {}",
@@ -123,6 +133,7 @@ fn charges(c: &Check<'_>) -> Outcome {
         for field in AMOUNTS {
             judge.check(data[field] == txn[field], || {
                 c.fail(
+                    &CHARGES_AGREE,
                     e,
                     format!(
                         "charges of {}: {field} is {}, its payment transaction {} says {}",

@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{Cases, Observed, first_of, rows_of, strings};
-use super::{Level, Rule, Run};
+use super::{Claim, Level, Rule, Run};
 use crate::contract::Kind;
 use crate::contract::subject::{Said, Subject};
 use crate::http::show;
@@ -17,9 +17,12 @@ pub fn rules() -> Vec<Rule> {
             id: "amounts.paisa",
             level: Level::Required,
             source: "API.md typing rule 3",
-            says: &[
+            claims: &[Claim {
+                holds: "an amount is a decimal integer string",
+                says: &[
                 "Amounts are decimal integer strings in the lowest currency denomination (paisa).",
             ],
+            }],
             summary: "amounts are decimal integer strings in paisa",
             faults: &[Fault::DecimalAmounts],
             judges: &[
@@ -32,9 +35,12 @@ pub fn rules() -> Vec<Rule> {
             id: "amounts.net",
             level: Level::Required,
             source: "API.md PaymentCharges (net_amount) and Transaction (same meaning as in PaymentCharges)",
-            says: &[
+            claims: &[Claim {
+                holds: "net_amount is gross_amount less the fee and the four taxes",
+                says: &[
                 "amount credited to the merchant; equals gross_amount minus fee_amount and the four tax amounts below",
             ],
+            }],
             summary: "net_amount equals gross_amount minus fee_amount and the four tax amounts, on every charges and every transaction of every answer, refunds included",
             faults: &[Fault::NetMismatch, Fault::RefundNetMismatch],
             judges: &[Subject::Said(Said::NetAmount)],
@@ -44,7 +50,10 @@ pub fn rules() -> Vec<Rule> {
             id: "amounts.currency",
             level: Level::Required,
             source: "API.md typing rule 3",
-            says: &["`currency` is an ISO 4217 code."],
+            claims: &[Claim {
+                holds: "currency is an ISO 4217 code",
+                says: &["`currency` is an ISO 4217 code."],
+            }],
             summary: "currency is an ISO 4217 code",
             faults: &[Fault::LowercaseCurrency],
             judges: &[

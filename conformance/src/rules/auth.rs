@@ -6,11 +6,32 @@ use aggpay_mock::Fault;
 use proptest::prelude::*;
 
 use super::support::Judge;
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{OPS, Op, OpId, Role, names};
 use crate::ctx::Ctx;
 use crate::http::{Auth, Exchange, KeyPlace, Request};
+
+pub(crate) const UNAUTHORIZED: Claim = Claim {
+    holds: "a request without a valid key is answered 401 in the envelope form, with error.unauthorized_access and a message saying a partner access key is required",
+    says: &[
+        "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
+    ],
+};
+const HEADER_NAME_ANY_CASE: Claim = Claim {
+    holds: "the key is read under its header name spelled in any case",
+    says: &[
+        "Every operation requires the header `X-PAY-AGGREGATOR-SECRET-KEY` carrying an aggregator access key secret",
+        "RFC 9110 section 5.1: Field names are case-insensitive",
+    ],
+};
+const HEADER_ONLY: Claim = Claim {
+    holds: "the key is read from its header only: offered anywhere else it is no key, and the answer is 401",
+    says: &[
+        "It is an API-key scheme carried in a request header only.",
+        "A request without a valid key receives 401 with error code error.unauthorized_access",
+    ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -18,10 +39,7 @@ pub fn rules() -> Vec<Rule> {
             id: "auth.missing-key",
             level: Level::Required,
             source: "API.md Authentication 1-2; Errors (401 envelope form)",
-            says: &[
-                "Every operation requires the header `X-PAY-AGGREGATOR-SECRET-KEY` carrying an aggregator access key secret",
-                "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
-            ],
+            claims: &[UNAUTHORIZED],
             summary: "a request without the key header gets 401 in the envelope form with error.unauthorized_access and a message about the key, on every operation",
             faults: &[
                 Fault::NoAuth,
@@ -41,9 +59,7 @@ pub fn rules() -> Vec<Rule> {
             id: "auth.empty-key",
             level: Level::Required,
             source: "API.md Authentication 1-2",
-            says: &[
-                "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
-            ],
+            claims: &[UNAUTHORIZED],
             summary: "an empty key gets 401 error.unauthorized_access, on every operation",
             faults: &[
                 Fault::AcceptEmptyKey,
@@ -62,9 +78,7 @@ pub fn rules() -> Vec<Rule> {
             id: "auth.wrong-key",
             level: Level::Required,
             source: "API.md Authentication 2",
-            says: &[
-                "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
-            ],
+            claims: &[UNAUTHORIZED],
             summary: "generated wrong keys get 401 error.unauthorized_access, on generated operations",
             faults: &[
                 Fault::AcceptAnyKey,
@@ -83,9 +97,7 @@ pub fn rules() -> Vec<Rule> {
             id: HEADER_CASE,
             level: Level::Required,
             source: "API.md Authentication 1 (the header X-PAY-AGGREGATOR-SECRET-KEY); RFC 9110 section 5.1 (field names are case-insensitive)",
-            says: &[
-                "Every operation requires the header `X-PAY-AGGREGATOR-SECRET-KEY` carrying an aggregator access key secret",
-            ],
+            claims: &[HEADER_NAME_ANY_CASE],
             summary: "the valid key is taken whatever the spelling of the header's name (as API.md writes it, lower case, mixed case): every read answers the spellings alike",
             faults: &[Fault::KeyHeaderCaseSensitive],
             judges: &[
@@ -98,10 +110,7 @@ pub fn rules() -> Vec<Rule> {
             id: "auth.header-only",
             level: Level::Required,
             source: "API.md Authentication 1: \"an API-key scheme carried in a request header only\"; 2 (a request without a valid key receives 401)",
-            says: &[
-                "It is an API-key scheme carried in a request header only.",
-                "A request without a valid key receives 401 with error code error.unauthorized_access",
-            ],
+            claims: &[HEADER_ONLY],
             summary: "the valid key offered anywhere but its header (query parameters api_key, key, secret_key or the header's name, Authorization, a cookie, X-API-Key) gets 401 in the envelope form, on every read",
             faults: &[
                 Fault::KeyInQuery,
@@ -155,6 +164,7 @@ fn header_case(c: &Check<'_>) -> Outcome {
             _ => "",
         };
         Err(c.fail(
+            &HEADER_NAME_ANY_CASE,
             refused,
             format!(
                 "{}: the key header spelled {} got {}, spelled {} got {}: header names are case-insensitive (RFC 9110 section 5.1); accepted: {}",
@@ -246,7 +256,7 @@ pub fn operations(ctx: &Ctx) -> Vec<Request> {
 pub fn expect_unauthorized(c: &Check<'_>, e: &Exchange) -> Result<(), Finding> {
     match unauthorized_why(e) {
         None => Ok(()),
-        Some(why) => Err(c.fail(e, why)),
+        Some(why) => Err(c.fail(&UNAUTHORIZED, e, why)),
     }
 }
 
@@ -282,6 +292,7 @@ fn header_only(c: &Check<'_>) -> Outcome {
         match unauthorized_why(&e) {
             None => Ok(()),
             Some(why) => Err(c.fail(
+                &HEADER_ONLY,
                 &e,
                 format!("the key {} and no key header: {why}", place.shown()),
             )),

@@ -2,7 +2,7 @@
 //! strictly, one meaning.
 
 use super::observe::{Cases, Observed};
-use super::{Level, Rule, Run};
+use super::{Claim, Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use aggpay_mock::Fault;
 
@@ -12,7 +12,10 @@ pub fn rules() -> Vec<Rule> {
             id: "body.json",
             level: Level::Required,
             source: "API.md Conventions 2; Errors (both body shapes are JSON); RFC 8259 (grammar, UTF-8, no byte order mark); RFC 9110 section 8.4 (content codings)",
-            says: &["Requests and responses are JSON."],
+            claims: &[Claim {
+                holds: "a response body is one JSON text",
+                says: &["Requests and responses are JSON."],
+            }],
             summary: "every response body, success or error, is one JSON text once its content codings (of those the request accepted) are undone: UTF-8 without a byte order mark, RFC 8259's grammar, nothing after the text",
             faults: &[Fault::TextErrors],
             judges: &[Subject::Said(Said::JsonWithKey)],
@@ -22,7 +25,13 @@ pub fn rules() -> Vec<Rule> {
             id: "body.media-type",
             level: Level::Required,
             source: "API.md Conventions 2; RFC 9110 section 8.3 (the media type of a representation is its Content-Type)",
-            says: &["Requests and responses are JSON."],
+            claims: &[Claim {
+                holds: "a JSON body is labelled with a JSON media type",
+                says: &[
+                    "Requests and responses are JSON.",
+                    "RFC 9110 section 8.3: The \"Content-Type\" header field indicates the media type of the associated representation",
+                ],
+            }],
             summary: "a JSON body is labelled with a JSON media type (application/json, or a +json type): labelled text/plain it is text to every client that honours the label",
             faults: &[Fault::ContentTypeText, Fault::RefundsTextPlain],
             judges: &[Subject::Said(Said::JsonMeaning)],
@@ -32,7 +41,13 @@ pub fn rules() -> Vec<Rule> {
             id: "body.one-meaning",
             level: Level::Required,
             source: "API.md Conventions 2; RFC 8259 section 4 (\"When the names within an object are not unique, the behavior of software that receives such an object is unpredictable\")",
-            says: &["Requests and responses are JSON."],
+            claims: &[Claim {
+                holds: "no object names a member twice with values that differ",
+                says: &[
+                    "Requests and responses are JSON.",
+                    "RFC 8259 section 4: When the names within an object are not unique, the behavior of software that receives such an object is unpredictable.",
+                ],
+            }],
             summary: "no object names a member twice with values that differ: one client reads the first value, another the last, and serde's derive refuses the body",
             faults: &[Fault::DuplicateCount],
             judges: &[Subject::Said(Said::JsonMeaning)],

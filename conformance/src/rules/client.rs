@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::observe::{Cases, Observed};
-use super::{Level, Rule, Run};
+use super::{Claim, Level, Rule, Run};
 use crate::contract::OpId;
 use crate::contract::subject::{Subject, on};
 
@@ -15,7 +15,10 @@ pub fn rules() -> Vec<Rule> {
         id: "client.decodes",
         level: Level::Required,
         source: "API.md Resources (the aggpay client's models follow them)",
-        says: &["## Resources and their fields"],
+        claims: &[Claim {
+                holds: "every record decodes as the typed client reads API.md",
+                says: &["## Resources and their fields"],
+            }],
         summary: "the typed aggpay client decodes every record of every answer",
         faults: &[
             Fault::MissingField,

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::paging::{Got, due, fetch, judge_rows, judge_walk, walk};
 use super::support::Judge;
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::Role;
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{OpId, names};
@@ -31,7 +31,7 @@ const RULES: &[Rule] = &[
         id: "cursor.default-limit",
         level: Level::Required,
         source: "API.md Settlements (page size default 30, 0 means the default; invalid or empty direction means DESC); Limits",
-        says: &["| page size | integer | default 30, maximum 100, 0 means the default |"],
+        claims: &[DEFAULT_LIMIT, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD],
         summary: "without a limit, or with 0, a cursor list's first page is exactly its first 30 rows (newest first without a direction)",
         faults: &[
             Fault::DefaultLimit10,
@@ -45,7 +45,7 @@ const RULES: &[Rule] = &[
         id: "cursor.max-limit",
         level: Level::Required,
         source: "API.md Settlements (maximum 100); Limits",
-        says: &["| page size | integer | default 30, maximum 100, 0 means the default |"],
+        claims: &[MAX_LIMIT, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD],
         summary: "limits 1 to 100 give exactly that many first rows; above 100 (beyond 64 bits too), 400 or exactly the first 100",
         faults: &[Fault::NoLimitCap, Fault::HugeNumber500],
         judges: &[Subject::Param(on::cursor_limit)],
@@ -55,9 +55,7 @@ const RULES: &[Rule] = &[
         id: "cursor.order",
         level: Level::Required,
         source: "API.md Settlements (sort direction: uppercase only, on the numeric id, invalid or empty means DESC); Limits",
-        says: &[
-            "| sort direction | ASC or DESC | uppercase only; sorts on the numeric id; invalid or empty means DESC |",
-        ],
+        claims: &[DIRECTION, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD],
         summary: "generated directions: exactly ASC gives the first rows ascending on id; anything else (lowercase, empty, garbage) the last rows descending",
         faults: &[
             Fault::LowercaseAsc,
@@ -71,9 +69,7 @@ const RULES: &[Rule] = &[
         id: "cursor.walk",
         level: Level::Required,
         source: "API.md Settlements (cursor: pass the previous next_cursor); Conventions 5",
-        says: &[
-            "| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |",
-        ],
+        claims: &[WALK, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS],
         summary: "walks ASC and DESC at several page sizes serve exactly the list's rows, once each, in order, with the same counts on every page, and end",
         faults: &[
             Fault::CursorRepeat,
@@ -96,9 +92,7 @@ const RULES: &[Rule] = &[
         id: "cursor.counts",
         level: Level::Required,
         source: "API.md Conventions 5 (filtered_count and total_count, numeric strings)",
-        says: &[
-            "Cursor lists (settlement batches and batch transactions) also return `next_cursor` and a `count` object with `filtered_count` and `total_count` (numeric strings).",
-        ],
+        claims: &[COUNTS],
         summary: "filtered_count is the rows matching and total_count the whole list, numeric strings, on every cursor list and status filter",
         faults: &[
             Fault::FilteredExceedsTotal,
@@ -112,10 +106,7 @@ const RULES: &[Rule] = &[
         id: "cursor.bad-batch-token",
         level: Level::Required,
         source: "API.md Limits (sb_, exactly 39 characters); Settlements (400 error.bad_request); Path parameters",
-        says: &[
-            "| settlement batch token | starts with sb_, exactly 39 characters |",
-            "Errors: 400 error.bad_request, 401.",
-        ],
+        claims: &[super::errors::MALFORMED_TOKEN_IS_400],
         summary: "generated malformed batch tokens (every wrong length, wrong prefixes) get 400, in the query and in the path",
         faults: &[
             Fault::LenientBatchToken,
@@ -130,9 +121,7 @@ const RULES: &[Rule] = &[
         id: "cursor.only-settlement-txns",
         level: Level::Required,
         source: "API.md Settlements (only_settlement_txns)",
-        says: &[
-            "default false; when true, settlement payouts are returned in `settlement_transactions` instead of the payment and refund transactions in `transactions`",
-        ],
+        claims: &[ONLY_SETTLEMENT_TXNS, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::envelope::VALID_REQUEST_SUCCEEDS],
         summary: "only_settlement_txns=true gives the batch's payouts and no transactions; false, or no flag (the default), its transactions and no payouts",
         faults: &[Fault::PayoutsInTransactions, Fault::ShortBatchToken],
         judges: &[Subject::Param(|_, p| p.role == Role::RowKind)],
@@ -142,9 +131,7 @@ const RULES: &[Rule] = &[
         id: "cursor.end",
         level: Level::Required,
         source: "API.md Settlements (cursor: omit or 0 for the first page; pass the previous next_cursor); Limits",
-        says: &[
-            "| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |",
-        ],
+        claims: &[END, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS],
         summary: "cursor=0 is the first page; a walk whose rows are an exact multiple of the page ends with every row once, the last page's cursor giving an empty page",
         faults: &[
             Fault::CursorZeroLiteral,
@@ -160,6 +147,45 @@ const RULES: &[Rule] = &[
         run: Run::Check(end),
     },
 ];
+
+const DEFAULT_LIMIT: Claim = Claim {
+    holds: "without a page size, or with 0, a cursor list's first page is its first 30 rows",
+    says: &["| page size | integer | default 30, maximum 100, 0 means the default |"],
+};
+const MAX_LIMIT: Claim = Claim {
+    holds: "a page size of 1 to 100 gives that many first rows; above 100, a 400 or the first 100",
+    says: &["| page size | integer | default 30, maximum 100, 0 means the default |"],
+};
+const DIRECTION: Claim = Claim {
+    holds: "exactly ASC sorts ascending on the numeric id; anything else sorts descending",
+    says: &[
+            "| sort direction | ASC or DESC | uppercase only; sorts on the numeric id; invalid or empty means DESC |",
+        ],
+};
+const WALK: Claim = Claim {
+    holds: "a walk that follows next_cursor serves the list's rows and ends",
+    says: &[
+            "| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |",
+        ],
+};
+const COUNTS: Claim = Claim {
+    holds: "filtered_count is the rows matching and total_count the whole list, numeric strings",
+    says: &[
+            "Cursor lists (settlement batches and batch transactions) also return `next_cursor` and a `count` object with `filtered_count` and `total_count` (numeric strings).",
+        ],
+};
+const ONLY_SETTLEMENT_TXNS: Claim = Claim {
+    holds: "only_settlement_txns=true gives the payouts and no transactions; false or no flag, the transactions and no payouts",
+    says: &[
+            "default false; when true, settlement payouts are returned in `settlement_transactions` instead of the payment and refund transactions in `transactions`",
+        ],
+};
+const END: Claim = Claim {
+    holds: "cursor 0 is the first page, and the cursor after the last row gives an empty page",
+    says: &[
+            "| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |",
+        ],
+};
 
 pub fn rules() -> Vec<Rule> {
     RULES.to_vec()
@@ -349,6 +375,7 @@ fn walks(c: &Check<'_>) -> Outcome {
         let whole = list.complete || list.len.is_some_and(|n| n <= WHOLE_WALK_ROWS);
         if whole && walked.pages >= *pages {
             return Err(c.fail(
+                &WALK,
                 &last.e,
                 format!(
                     "{what}: no end after {} pages ({} rows promised)",
@@ -394,6 +421,7 @@ fn counts(c: &Check<'_>) -> Outcome {
         let raw = |k: &str| data.map(|d| &d["count"][k]);
         let (Some(filtered), Some(total)) = (got.count, got.total) else {
             return Err(c.fail(
+                &COUNTS,
                 &got.e,
                 format!(
                     "{what}: counts {} / {} are not numeric strings",
@@ -403,10 +431,15 @@ fn counts(c: &Check<'_>) -> Outcome {
             ));
         };
         if !raw("filtered_count").is_some_and(Value::is_string) {
-            return Err(c.fail(&got.e, format!("{what}: filtered_count is not a string")));
+            return Err(c.fail(
+                &COUNTS,
+                &got.e,
+                format!("{what}: filtered_count is not a string"),
+            ));
         }
         if filtered > total {
             return Err(c.fail(
+                &COUNTS,
                 &got.e,
                 format!("{what}: filtered_count {filtered} > total_count {total}"),
             ));
@@ -428,6 +461,7 @@ fn counts(c: &Check<'_>) -> Outcome {
                 .any(|a| a.len() as u64 == filtered)
         {
             return Err(c.fail(
+                &COUNTS,
                 &got.e,
                 format!(
                     "{what}: filtered_count {filtered}, but {} rows match",
@@ -437,6 +471,7 @@ fn counts(c: &Check<'_>) -> Outcome {
         }
         match list.total {
             Some(want) if want != total => Err(c.fail(
+                &COUNTS,
                 &got.e,
                 format!("{what}: total_count {total}, the unfiltered list says {want}"),
             )),
@@ -476,6 +511,7 @@ fn bad_batch_token(c: &Check<'_>) -> Outcome {
         } else {
             let place = if in_path { "path" } else { "batch_id" };
             Err(c.fail(
+                &super::errors::MALFORMED_TOKEN_IS_400,
                 &e,
                 format!(
                     "malformed token {token:?} ({} characters) in the {place}: not 400",
@@ -503,6 +539,7 @@ fn only_settlement_txns(c: &Check<'_>) -> Outcome {
         return Outcome::judged(
             1,
             vec![c.fail(
+                &super::envelope::VALID_REQUEST_SUCCEEDS,
                 unread.exchange(),
                 "no batch's transactions could be read to judge only_settlement_txns",
             )],
@@ -546,6 +583,7 @@ fn only_settlement_txns(c: &Check<'_>) -> Outcome {
             .is_some_and(Vec::is_empty)
         {
             return Err(c.fail(
+                &ONLY_SETTLEMENT_TXNS,
                 &e,
                 format!(
                     "{asked}: {empty} is {}, expected []",
@@ -632,6 +670,7 @@ fn end_of(c: &Check<'_>, list: &ListModel, direction: &str) -> Vec<Result<(), Fi
                     Ok(())
                 }
                 _ => Err(c.fail(
+                    &END,
                     &last.e,
                     format!("{what}: the page after the last row is not empty"),
                 )),

@@ -5,19 +5,31 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{Cases, Observed, from_log};
-use super::{Check, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::http::show;
+
+const ENVELOPE: Claim = Claim {
+    holds: "a success body is {api_version: \"v1\", data: {...}}",
+    says: &[
+        "Success body: an object with `api_version` (string, value v1) and `data` (object).",
+        "every response body carries `api_version` with the value v1.",
+    ],
+};
+pub(crate) const VALID_REQUEST_SUCCEEDS: Claim = Claim {
+    holds: "a valid request of an operation API.md offers, with the key, succeeds",
+    says: &[
+        "Every path below is appended to it and begins with /v1/aggregators/{aggregator-id}.",
+        "Success body: an object with `api_version` (string, value v1) and `data` (object).",
+    ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "envelope.success",
         level: Level::Required,
         source: "API.md Conventions 3; Versioning 1",
-        says: &[
-            "Success body: an object with `api_version` (string, value v1) and `data` (object).",
-            "every response body carries `api_version` with the value v1.",
-        ],
+        claims: &[ENVELOPE, VALID_REQUEST_SUCCEEDS],
         summary: "every operation sampled succeeds with 2xx, and every 2xx body is {api_version: \"v1\", data: {...}}",
         faults: &[Fault::WrongApiVersion, Fault::ShortBatchToken],
         judges: &[
@@ -61,6 +73,7 @@ fn envelope(c: &Check<'_>) -> Outcome {
         cases += 1;
         if !sample.exchange.success() {
             let failure = c.fail(
+                &VALID_REQUEST_SUCCEEDS,
                 &sample.exchange,
                 format!("{}: a valid request did not succeed", sample.op),
             );

@@ -7,11 +7,45 @@ use serde_json::Value;
 
 use super::observe::{Cases, Observed};
 use super::support::Judge;
-use super::{Check, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{Domain, Form, OPS, Op, Role, error_case};
 use crate::http::{Exchange, Request, show};
 
+
+pub(crate) const ERROR_FORM: Claim = Claim {
+    holds: "an error answer has its status's form (envelope for 401 and 500, bare for 400 and 404), its code and API.md's message",
+    says: &[
+        "Envelope form: { api_version (string), error: { code (string), message (string) } }. Seen with 401 and 500 responses.",
+        "Bare form: { code (string), message (string) }. Seen with 400 and 404 responses.",
+        "| 400 | error.bad_request | invalid request parameters (message says so) |",
+        "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
+    ],
+};
+pub(crate) const MALFORMED_TOKEN_IS_400: Claim = Claim {
+    holds: "a malformed batch token is refused with 400",
+    says: &[
+        "| 400 | error.bad_request | invalid request parameters (message says so) |",
+        "{settlement-batch-id} (sb_..., exactly 39 characters, must start with sb_)",
+        "| settlement batch token | starts with sb_, exactly 39 characters |",
+        "Errors: 400 error.bad_request, 401.",
+    ],
+};
+pub(crate) const UNKNOWN_ID_IS_404: Claim = Claim {
+    holds: "an id in the path that names nothing is answered 404",
+    says: &[
+        "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
+        "Errors: 401 error.unauthorized_access, 404 error.not_found.",
+    ],
+};
+
+pub(crate) const NO_SERVER_ERROR: Claim = Claim {
+    holds: "a request, however odd, is answered, and never with a 5xx: a 500 is an internal failure, and bad parameters are a 400",
+    says: &[
+        "| 400 | error.bad_request | invalid request parameters (message says so) |",
+        "| 500 | error.internal_server_error | internal failure; message carries an internal error description |",
+    ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -19,11 +53,7 @@ pub fn rules() -> Vec<Rule> {
             id: "errors.bad-request",
             level: Level::Required,
             source: "API.md Errors (bare form with 400); Settlements (400 error.bad_request); Limits (batch token shape)",
-            says: &[
-                "Bare form: { code (string), message (string) }. Seen with 400 and 404 responses.",
-                "| 400 | error.bad_request | invalid request parameters (message says so) |",
-                "{settlement-batch-id} (sb_..., exactly 39 characters, must start with sb_)",
-            ],
+            claims: &[MALFORMED_TOKEN_IS_400, ERROR_FORM],
             summary: "on every operation that lists 400, a malformed batch token (query or path) gets 400 in the bare form with error.bad_request and a message saying the parameters are invalid",
             faults: &[
                 Fault::TextErrors,
@@ -38,10 +68,7 @@ pub fn rules() -> Vec<Rule> {
             id: "errors.not-found",
             level: Level::Required,
             source: "API.md Errors (bare form with 404, message: requested resource not found); Payments and Settlements (404 error.not_found)",
-            says: &[
-                "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
-                "Errors: 401 error.unauthorized_access, 404 error.not_found.",
-            ],
+            claims: &[UNKNOWN_ID_IS_404, ERROR_FORM],
             summary: "on every operation that lists 404 with an id in its path, an unknown id gets 404 in the bare form, code error.not_found, message \"requested resource not found\"",
             faults: &[
                 Fault::UnknownBatchFound,
@@ -57,10 +84,7 @@ pub fn rules() -> Vec<Rule> {
             id: "errors.shape",
             level: Level::Required,
             source: "API.md Errors (envelope form with 401 and 500, bare form with 400 and 404; the codes; 404: requested resource not found; 401: a partner access key is required in the request header)",
-            says: &[
-                "Envelope form: { api_version (string), error: { code (string), message (string) } }. Seen with 401 and 500 responses.",
-                "Bare form: { code (string), message (string) }. Seen with 400 and 404 responses.",
-            ],
+            claims: &[ERROR_FORM],
             summary: "every 400, 401, 404 and 500 of the run, whatever the operation, has its form, its code and API.md's message",
             faults: &[
                 Fault::RailMerchant404Message,
@@ -152,9 +176,17 @@ fn bad_requests(c: &Check<'_>) -> Vec<(&'static Op, Request)> {
     out
 }
 
-fn judge_error(c: &Check<'_>, op: &Op, e: &Exchange, status: u16) -> Result<(), super::Finding> {
+/// `e` answered `status` (as `claim` holds), in its form.
+fn judge_error(
+    c: &Check<'_>,
+    claim: &'static Claim,
+    op: &Op,
+    e: &Exchange,
+    status: u16,
+) -> Result<(), super::Finding> {
     if e.status() != Some(status) {
         return Err(c.fail(
+            claim,
             e,
             format!(
                 "{}: answered {} instead of {status}",
@@ -165,7 +197,7 @@ fn judge_error(c: &Check<'_>, op: &Op, e: &Exchange, status: u16) -> Result<(), 
     }
     match form(e) {
         None => Ok(()),
-        Some(why) => Err(c.fail(e, format!("{}: {why}", op.name))),
+        Some(why) => Err(c.fail(&ERROR_FORM, e, format!("{}: {why}", op.name))),
     }
 }
 
@@ -173,7 +205,7 @@ fn bad_request(c: &Check<'_>) -> Outcome {
     let probes = bad_requests(c);
     let results = c.map(&probes, |(op, r)| {
         let e = c.send(r.clone());
-        judge_error(c, op, &e, 400)
+        judge_error(c, &MALFORMED_TOKEN_IS_400, op, &e, 400)
     });
     let mut judge = Judge::default();
     results.into_iter().for_each(|r| judge.result(r));
@@ -197,7 +229,7 @@ fn not_found(c: &Check<'_>) -> Outcome {
     }
     let results = c.map(&probes, |(op, r)| {
         let e = c.send(r.clone());
-        judge_error(c, op, &e, 404)
+        judge_error(c, &UNKNOWN_ID_IS_404, op, &e, 404)
     });
     let mut judge = Judge::default();
     results.into_iter().for_each(|r| judge.result(r));

@@ -4,7 +4,7 @@
 
 use aggpay_mock::Fault;
 
-use super::{Level, Rule, Run};
+use super::{Level, Rule, Run, claims};
 use crate::contract::subject::{Said, Subject};
 
 pub fn rules() -> Vec<Rule> {
@@ -12,13 +12,18 @@ pub fn rules() -> Vec<Rule> {
         id: "explore.sequences",
         level: Level::Required,
         source: "API.md Authentication 1-3; Access keys (rotate); Settlements (report export); Endpoints (every read); the state-bound statements of the field tables",
-        says: &[
-            "A request without a valid key receives 401 with error code error.unauthorized_access",
-            "Rotates the key and returns `data`: AccessKey with the new secret.",
-            "Access keys are listed, returned inside the aggregator record, and rotated through the access-key operations; their `secret` field is returned in clear.",
-            "requested resource does not exist",
-            "location of the produced file; empty until produced",
-            "a newly created export, with attempts at 1, started_at set and finished_at null",
+        claims: &[
+            crate::explore::SECRET_KEEPS_ITS_REACH,
+            crate::explore::KEYS_AS_WRITTEN,
+            claims::UNAUTHORIZED,
+            claims::NO_SERVER_ERROR,
+            claims::VALID_REQUEST_SUCCEEDS,
+            claims::UNKNOWN_ID_IS_404,
+            claims::ANSWERS_FOR_ID,
+            claims::ANSWERS_FOR_IBAN,
+            claims::ROTATES_THE_KEY_ASKED,
+            claims::EXPORT_IS_ASKED,
+            claims::STATE_BOUND,
         ],
         summary: "random sequences of every operation (reads, lookups, rotations, exports), each with known, unknown and other kinds' ids and with every secret the model knows, judged against the model step by step; after every write the keys are read back (only the write's effect may change), after every credential change every operation is tried with every secret (a rotated key opens what it opened, an old secret opens what its key did or nothing); a failure shrinks to a replayable script",
         // The faults it catches whatever the seed (nine seeds tried at

@@ -4,11 +4,37 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::{Judge, text};
-use super::{Check, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Level, Outcome, Rule, Run};
 use crate::contract::OpId;
 use crate::contract::subject::{Said, Subject, on};
 use crate::ctx::Sampled;
 use crate::http::show;
+
+const EXPORT_FIELDS: Claim = Claim {
+    holds: "a new batch export's status is a REPORT_STATUS_* name, started_at a timestamp, finished_at null or a timestamp not before started_at, merchant_id empty",
+    says: &[
+        "| status | string | REPORT_STATUS_* name |",
+        "| started_at | timestamp | |",
+        "| finished_at | timestamp or null | |",
+        "| merchant_id | string | empty string when the export is of kind REPORT_KIND_BATCH |",
+    ],
+};
+const EXPORT_STATUS_MEANT: Claim = Claim {
+    holds: "a status a server chooses means what API.md says it means (REPORT_STATUS_SEEDED: attempts 1, started_at set, finished_at null), and storage_key is empty until the file is produced",
+    says: &[
+        "a newly created export, with attempts at 1, started_at set and finished_at null",
+        "location of the produced file; empty until produced",
+    ],
+};
+pub(crate) const EXPORT_IS_ASKED: Claim = Claim {
+    holds: "a created export is for the batch, the kind and the merchant asked",
+    says: &[
+        "creates an asynchronous report export job for a batch or merchant scope.",
+        "| settlement_batch_id | string | batch token to export |",
+        "| kind | string | REPORT_KIND_BATCH or REPORT_KIND_MERCHANT |",
+        "| merchant_id | string | optional; rail merchant (mer_) for kind REPORT_KIND_MERCHANT; empty for REPORT_KIND_BATCH |",
+    ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -16,13 +42,7 @@ pub fn rules() -> Vec<Rule> {
             id: "exports.seeded",
             level: Level::Required,
             source: "API.md ReportExport (status a REPORT_STATUS_* name; started_at a timestamp; finished_at a timestamp or null; merchant_id empty for REPORT_KIND_BATCH)",
-            says: &[
-                "| status | string | REPORT_STATUS_* name |",
-                "| finished_at | timestamp or null | |",
-                "| merchant_id | string | empty string when the export is of kind REPORT_KIND_BATCH |",
-                "a newly created export, with attempts at 1, started_at set and finished_at null",
-                "location of the produced file; empty until produced",
-            ],
+            claims: &[EXPORT_FIELDS, EXPORT_STATUS_MEANT, super::envelope::VALID_REQUEST_SUCCEEDS],
             summary: "a new batch export has a REPORT_STATUS_* status, started_at a timestamp, finished_at null or not before started_at, merchant_id empty; whichever status a server chooses means what API.md says it means (REPORT_STATUS_SEEDED: attempts 1, started_at set, finished_at null), and storage_key is empty until the file is produced",
             faults: &[
                 Fault::ExportSeededFinished,
@@ -41,10 +61,7 @@ pub fn rules() -> Vec<Rule> {
             id: "exports.match",
             level: Level::Required,
             source: "API.md Settlements (creates a report export job for a batch or merchant scope; body settlement_batch_id, kind, merchant_id)",
-            says: &[
-                "creates an asynchronous report export job for a batch or merchant scope.",
-                "| settlement_batch_id | string | batch token to export |",
-            ],
+            claims: &[EXPORT_IS_ASKED, super::envelope::VALID_REQUEST_SUCCEEDS],
             summary: "a created export, of either kind, is for the batch (one from inside the list, not the newest), the kind and the merchant asked",
             faults: &[
                 Fault::ExportOtherBatch,
@@ -68,13 +85,18 @@ fn seeded(c: &Check<'_>) -> Outcome {
     let mut judge = Judge::default();
     let Some(export) = e.data().map(|d| &d["report_export"]) else {
         judge.check(false, || {
-            c.fail(e, "creating a batch export did not succeed")
+            c.fail(
+                &super::envelope::VALID_REQUEST_SUCCEEDS,
+                e,
+                "creating a batch export did not succeed",
+            )
         });
         return judge.outcome();
     };
     let mut expect = |field: &str, ok: bool, want: &str| {
         judge.check(ok, || {
             c.fail(
+                &EXPORT_FIELDS,
                 e,
                 format!(
                     "report_export.{field} is {}, expected {want}",
@@ -115,7 +137,9 @@ fn seeded(c: &Check<'_>) -> Outcome {
     // that says REPORT_STATUS_SEEDED must mean it, and no status makes a
     // file produced before it is.
     let broken = crate::model::invariants::export(export);
-    judge.check(broken.is_none(), || c.fail(e, broken.unwrap_or_default()));
+    judge.check(broken.is_none(), || {
+        c.fail(&EXPORT_STATUS_MEANT, e, broken.unwrap_or_default())
+    });
     judge.outcome()
 }
 
@@ -138,7 +162,11 @@ fn matches(c: &Check<'_>) -> Outcome {
                 .unwrap_or_default();
             let Some(export) = e.data().map(|d| &d["report_export"]) else {
                 judge.check(false, || {
-                    c.fail(e, format!("{op}: creating the export did not succeed"))
+                    c.fail(
+                        &super::envelope::VALID_REQUEST_SUCCEEDS,
+                        e,
+                        format!("{op}: creating the export did not succeed"),
+                    )
                 });
                 continue;
             };
@@ -147,6 +175,7 @@ fn matches(c: &Check<'_>) -> Outcome {
                 let got = text(export, field);
                 judge.check(want == got, || {
                     c.fail(
+                        &EXPORT_IS_ASKED,
                         e,
                         format!("{op}: asked for {field} {want:?}, the export has {got:?}"),
                     )

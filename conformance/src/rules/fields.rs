@@ -5,10 +5,20 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{Cases, Observed, Verdict, first_of, rows_of, schema, strings};
-use super::{Level, Rule, Run};
+use super::{Claim, Level, Rule, Run};
 use crate::contract::Kind;
 use crate::contract::subject::{Said, Subject};
 use crate::http::show;
+
+pub(crate) const STATE_BOUND: Claim = Claim {
+                holds: "a record's fields agree with what API.md binds to its state",
+                says: &[
+                "| refund_id | string or null | null for payment transactions |",
+                "| storage_key | string | location of the produced file; empty until produced |",
+                "| merchant_id | string | empty string when the export is of kind REPORT_KIND_BATCH |",
+                "Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null).",
+            ],
+            };
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -16,7 +26,10 @@ pub fn rules() -> Vec<Rule> {
             id: "fields.required",
             level: Level::Required,
             source: "API.md Resources and their fields (every table)",
-            says: &["## Resources and their fields"],
+            claims: &[Claim {
+                holds: "every field of its table is present with its type",
+                says: &["## Resources and their fields"],
+            }],
             summary: "every field of API.md's tables is present with its JSON type, in every record of every answer",
             faults: &[
                 Fault::MissingField,
@@ -30,11 +43,14 @@ pub fn rules() -> Vec<Rule> {
             id: "fields.enums",
             level: Level::Required,
             source: "API.md SettlementBatch (status: BATCH_* name); States; RailMerchant (status); QRCode (type); ReportExport (kind, status)",
-            says: &[
+            claims: &[Claim {
+                holds: "a field with listed values holds one of them",
+                says: &[
                 "| status | string | BATCH_* name (see States) |",
                 "| type | string | STATIC or DYNAMIC |",
                 "Values: Active, Inactive, Suspended; an empty string is also seen on a record without a rail record.",
             ],
+            }],
             summary: "batch status is one of the four BATCH_* names; rail merchant status Active, Inactive, Suspended or empty; QR type STATIC or DYNAMIC; report kind and status REPORT_KIND_* and REPORT_STATUS_* names",
             faults: &[Fault::RailMerchantStatusUnknown],
             judges: &[
@@ -47,12 +63,7 @@ pub fn rules() -> Vec<Rule> {
             id: "fields.state-bound",
             level: Level::Required,
             source: "API.md Transaction (refund_id: null for payment transactions); ReportExport (storage_key: empty until produced; merchant_id: empty string for REPORT_KIND_BATCH); Report export status (REPORT_STATUS_SEEDED: attempts at 1, started_at set, finished_at null)",
-            says: &[
-                "| refund_id | string or null | null for payment transactions |",
-                "| storage_key | string | location of the produced file; empty until produced |",
-                "| merchant_id | string | empty string when the export is of kind REPORT_KIND_BATCH |",
-                "Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null).",
-            ],
+            claims: &[STATE_BOUND],
             summary: "every state-bound statement of API.md holds on every record of every answer, in whatever state the server shows it: payment transactions carry refund_id null; an export's storage_key is empty until it is produced, its merchant_id empty for a batch export, and REPORT_STATUS_SEEDED means what API.md says it means",
             faults: &[
                 Fault::RefundIdOnPayments,
@@ -67,7 +78,10 @@ pub fn rules() -> Vec<Rule> {
             id: "fields.event-filter-json",
             level: Level::Required,
             source: "API.md WebhookEndpoint; Events 1",
-            says: &["| event_filter_json | string | a JSON-encoded array of event-name strings |"],
+            claims: &[Claim {
+                holds: "event_filter_json is a JSON-encoded array of strings",
+                says: &["| event_filter_json | string | a JSON-encoded array of event-name strings |"],
+            }],
             summary: "event_filter_json is a JSON-encoded array of strings",
             faults: &[Fault::EventFilterObject],
             judges: &[
@@ -80,7 +94,10 @@ pub fn rules() -> Vec<Rule> {
             id: "fields.webhook-url",
             level: Level::Required,
             source: "API.md WebhookEndpoint (url: absolute URL receiving deliveries)",
-            says: &["| url | string | absolute URL receiving deliveries |"],
+            claims: &[Claim {
+                holds: "a webhook endpoint's url is an absolute URL",
+                says: &["| url | string | absolute URL receiving deliveries |"],
+            }],
             summary: "every webhook endpoint's url is an absolute URL",
             faults: &[Fault::WebhookUrlRelative],
             judges: &[Subject::Said(Said::Webhooks)],
@@ -90,7 +107,10 @@ pub fn rules() -> Vec<Rule> {
             id: "fields.redacted-iban",
             level: Level::Required,
             source: "API.md Aggregator (BankAccount: redacted_iban, middle digits masked)",
-            says: &["redacted_iban (middle digits masked)"],
+            claims: &[Claim {
+                holds: "redacted_iban keeps the IBAN's ends and masks its middle",
+                says: &["redacted_iban (middle digits masked)"],
+            }],
             summary: "the bank account's redacted_iban keeps the IBAN's ends and masks its middle digits",
             faults: &[Fault::IbanUnmasked],
             judges: &[Subject::Said(Said::RedactedIban)],

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::paging::{due, judge_walk, offset_case, walk};
 use super::support::Judge;
 use super::values::{by_size, candidates, matched, pairs};
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Many, OpId, Paging, Role, names};
 use crate::model::expect::{Given, Order, query_text};
@@ -20,10 +20,7 @@ const RULES: &[Rule] = &[
         id: "filters.alone",
         level: Level::Required,
         source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (every query filter); States (batch status integers)",
-        says: &[
-            "| active filter | boolean | true or false |",
-            "Query filters (purpose only; each accepts one or more values):",
-        ],
+        claims: &[FILTER_KEEPS, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS],
         summary: "every filter of every list alone, with values that discriminate (rows deep in the list, few matches, non-ASCII, fragments from inside names, inclusive date bounds), paged: exactly the rows it keeps, in order, every record as the list shows it, with its count",
         faults: &[
             Fault::NumericIdAsNumber,
@@ -52,7 +49,7 @@ const RULES: &[Rule] = &[
         id: "filters.combined",
         level: Level::Required,
         source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (their filters, given together)",
-        says: &["Query filters (purpose only; each accepts one or more values):"],
+        claims: &[FILTERS_COMBINE, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS],
         summary: "every pair of filters of one list, with values whose rows together differ from either alone: exactly the rows matching both",
         faults: &[
             Fault::NumericIdAsNumber,
@@ -81,11 +78,7 @@ const RULES: &[Rule] = &[
         id: "filters.multi-value",
         level: Level::Required,
         source: "API.md Access keys (comma-separated name fragments), Merchants (comma-separated identifiers and names), Refunds (each filter accepts one or more values)",
-        says: &[
-            "| name filter | string | comma-separated list of name fragments |",
-            "| merchant identifiers | comma-separated list of am_ identifiers |",
-            "Query filters (purpose only; each accepts one or more values):",
-        ],
+        claims: &[FILTER_VALUES, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS],
         summary: "a filter given two, three and all of its candidate values (comma-separated or repeated, as the contract says) keeps the rows of every one of them (values chosen so that all of them, only the first, only the first two, and the list read as one value or split once answer apart)",
         faults: &[
             Fault::MerchantIdsFirstOnly,
@@ -109,7 +102,7 @@ const RULES: &[Rule] = &[
         id: "filters.qrs",
         level: Level::Required,
         source: "API.md QR codes (type STATIC or DYNAMIC, defaults to STATIC when omitted); Limits",
-        says: &["| type | STATIC or DYNAMIC | defaults to STATIC when omitted |"],
+        claims: &[QR_TYPE, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD],
         summary: "without type the QR list is exactly the type=STATIC list; every row of a type is of that type",
         faults: &[
             Fault::QrDefaultDynamic,
@@ -120,6 +113,30 @@ const RULES: &[Rule] = &[
         run: Run::Check(qr_type),
     },
 ];
+
+const FILTER_KEEPS: Claim = Claim {
+    holds: "a filter keeps exactly the rows its value selects",
+    says: &[
+            "| active filter | boolean | true or false |",
+            "Query filters (purpose only; each accepts one or more values):",
+        ],
+};
+const FILTERS_COMBINE: Claim = Claim {
+    holds: "two filters together keep exactly the rows both select",
+    says: &["Query filters (purpose only; each accepts one or more values):"],
+};
+const FILTER_VALUES: Claim = Claim {
+    holds: "a filter given several values keeps the rows of every one of them",
+    says: &[
+            "| name filter | string | comma-separated list of name fragments |",
+            "| merchant identifiers | comma-separated list of am_ identifiers |",
+            "Query filters (purpose only; each accepts one or more values):",
+        ],
+};
+const QR_TYPE: Claim = Claim {
+    holds: "without type the QR list is the STATIC list, and every row of a type is of that type",
+    says: &["| type | STATIC or DYNAMIC | defaults to STATIC when omitted |"],
+};
 
 pub fn rules() -> Vec<Rule> {
     RULES.to_vec()
@@ -286,7 +303,11 @@ fn qr_type(c: &Check<'_>) -> Outcome {
         Err(u) => {
             return Outcome::judged(
                 1,
-                vec![c.fail(u.exchange(), "the QR list could not be read")],
+                vec![c.fail(
+                    &super::paging::ROWS_ANSWERED,
+                    u.exchange(),
+                    "the QR list could not be read",
+                )],
             );
         }
     };
@@ -307,6 +328,7 @@ fn qr_type(c: &Check<'_>) -> Outcome {
         }) {
             judge.check(row[field] == want, || {
                 c.fail(
+                    &QR_TYPE,
                     e,
                     format!(
                         "{}: QR code {} has type {}, not {want}",

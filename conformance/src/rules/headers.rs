@@ -2,7 +2,7 @@
 //! every exchange of the run, as it happens.
 
 use super::observe::{Cases, Observed};
-use super::{Level, Rule, Run};
+use super::{Claim, Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use aggpay_mock::Fault;
 
@@ -12,7 +12,10 @@ pub fn rules() -> Vec<Rule> {
             id: "headers.content-length",
             level: Level::Required,
             source: "API.md Conventions 4",
-            says: &["Responses carry the headers Content-Length and Date."],
+            claims: &[Claim {
+                holds: "Content-Length is present and is the body's length",
+                says: &["Responses carry the headers Content-Length and Date."],
+            }],
             summary: "every response carries Content-Length, equal to the body's length",
             faults: &[Fault::Chunked],
             judges: &[Subject::Said(Said::Headers)],
@@ -22,7 +25,10 @@ pub fn rules() -> Vec<Rule> {
             id: "headers.date",
             level: Level::Required,
             source: "API.md Conventions 4",
-            says: &["Responses carry the headers Content-Length and Date."],
+            claims: &[Claim {
+                holds: "a Date header holds an HTTP date",
+                says: &["Responses carry the headers Content-Length and Date."],
+            }],
             summary: "every response carries a Date header holding an HTTP date",
             faults: &[Fault::BadDateHeader],
             judges: &[Subject::Said(Said::Headers)],

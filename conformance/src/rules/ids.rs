@@ -9,12 +9,34 @@ use serde_json::Value;
 
 use super::observe::{Cases, Observed, first_of, rows_of, strings};
 use super::support::Judge;
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Kind, OPS, Op, OpId};
 use crate::http::{Exchange, Request, encode, show};
 use crate::model::expect::differs;
 use crate::model::path_id;
+
+pub(crate) const ANSWERS_FOR_ID: Claim = Claim {
+    holds: "a read with an id in its path answers for that id",
+    says: &[
+        "**GET /v1/aggregators/{aggregator-id}/rail-merchants/{rail-merchant-id}** - returns `data`: RailMerchant.",
+        "**GET /v1/aggregators/{aggregator-id}/alias/{alias-id}** - returns `data`: Alias.",
+        "| payment_id | string | payment the charges apply to |",
+    ],
+};
+const READ_IS_LISTED: Claim = Claim {
+    holds: "a rail merchant read alone is the record its list shows",
+    says: &[
+        "### RailMerchant (`data` of read; element of `data.merchants` in the rail-merchant list)",
+    ],
+};
+const READ_ANSWERED: Claim = Claim {
+    holds: "a read of a known id is answered",
+    says: &[
+        "**GET /v1/aggregators/{aggregator-id}/rail-merchants/{rail-merchant-id}** - returns `data`: RailMerchant.",
+        "**GET /v1/aggregators/{aggregator-id}/alias/{alias-id}** - returns `data`: Alias.",
+    ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -22,7 +44,10 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.prefixes",
             level: Level::Required,
             source: "API.md typing rule 1 and the resource tables",
-            says: &["Identifiers are strings with a type prefix."],
+            claims: &[Claim {
+                holds: "an identifier carries its type prefix",
+                says: &["Identifiers are strings with a type prefix."],
+            }],
             summary: "every identifier field carries its type prefix, in every record of every answer",
             faults: &[Fault::WrongTxnPrefix, Fault::DynamicQrPrefix],
             judges: &[
@@ -35,9 +60,12 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.numeric",
             level: Level::Required,
             source: "API.md typing rule 2; tables (numeric string fields)",
-            says: &[
+            claims: &[Claim {
+                holds: "a numeric id or numeric string field is a decimal digit string",
+                says: &[
                 "Most records carry a numeric `id` serialized as a string, and a prefixed `token`.",
             ],
+            }],
             summary: "numeric ids and numeric string fields are decimal digit strings, nested records included",
             faults: &[Fault::BankAccountBadId],
             judges: &[
@@ -50,7 +78,10 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.batch-token",
             level: Level::Required,
             source: "API.md typing rule 1 (sb_, exactly 39 characters); Limits",
-            says: &["sb_ (settlement batch; exactly 39 characters in total)"],
+            claims: &[Claim {
+                holds: "a settlement batch token is sb_ and exactly 39 characters",
+                says: &["sb_ (settlement batch; exactly 39 characters in total)"],
+            }],
             summary: "every settlement batch token is sb_ and exactly 39 characters",
             faults: &[Fault::ShortBatchToken],
             judges: &[
@@ -63,9 +94,12 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.access-key-shapes",
             level: Level::Required,
             source: "API.md typing rule 2",
-            says: &[
+            claims: &[Claim {
+                holds: "an access key has one of its two shapes",
+                says: &[
                 "Access-key records appear in two shapes: `id` numeric string with `token` prefixed ak_; or `id` prefixed ak_ with `token` prefixed ak_tok_.",
             ],
+            }],
             summary: "access keys have numeric id with ak_ token, or ak_ id with ak_tok_ token",
             faults: &[Fault::MixedKeyShape],
             judges: &[
@@ -78,10 +112,7 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.path-match",
             level: Level::Required,
             source: "API.md Merchants (read a rail merchant), Lookups (read one alias), Payments (charges of {payment-id}); Path parameters",
-            says: &[
-                "**GET /v1/aggregators/{aggregator-id}/rail-merchants/{rail-merchant-id}** - returns `data`: RailMerchant.",
-                "**GET /v1/aggregators/{aggregator-id}/alias/{alias-id}** - returns `data`: Alias.",
-            ],
+            claims: &[ANSWERS_FOR_ID, READ_IS_LISTED, READ_ANSWERED],
             summary: "a read with an id in its path answers for that id, for several known ids (first, last, deep, without a rail record, non-ASCII), and shows the record exactly as its list does",
             faults: &[
                 Fault::RailMerchantWrongRecord,
@@ -98,9 +129,7 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.unknown",
             level: Level::Required,
             source: "API.md Path parameters; Payments and Settlements (404 error.not_found); Errors (404: the resource does not exist)",
-            says: &[
-                "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
-            ],
+            claims: &[super::errors::NO_SERVER_ERROR, super::errors::UNKNOWN_ID_IS_404, ANSWERS_FOR_ID],
             summary: "unknown well-formed ids, and ids far shorter or longer than usual, in every path: never a 5xx, never another record; 404 where API.md lists it",
             faults: &[
                 Fault::UnknownRailMerchantFound,
@@ -198,6 +227,7 @@ pub(super) fn answers_for(c: &Check<'_>, e: &Exchange, op: &Op) -> Result<(), Fi
         Ok(())
     } else {
         Err(c.fail(
+            &ANSWERS_FOR_ID,
             e,
             format!(
                 "{}: asked for {asked}, answered for {field} {got:?}",
@@ -216,7 +246,11 @@ fn path_match(c: &Check<'_>) -> Outcome {
     {
         for e in c.ctx.samples(op.id) {
             if e.transient.is_some() {
-                judge.fail(c.fail(e, format!("{}: the read was not answered", op.name)));
+                judge.fail(c.fail(
+                    &READ_ANSWERED,
+                    e,
+                    format!("{}: the read was not answered", op.name),
+                ));
                 continue;
             }
             if !e.success() {
@@ -231,6 +265,7 @@ fn path_match(c: &Check<'_>) -> Outcome {
                 && let Some(why) = differs(data, listed, op.data)
             {
                 judge.fail(c.fail(
+                    &READ_IS_LISTED,
                     e,
                     format!("rail-merchant {}: {why}", show(data.get("token"))),
                 ));
@@ -292,11 +327,21 @@ fn unknown(c: &Check<'_>) -> Outcome {
     let results = c.map(&cases, |(op, id, well_formed)| {
         let e = c.send(Request::of(op, Some(id)));
         let shown = aggpay_internal::text::excerpt(id, 60);
+        use super::errors::{NO_SERVER_ERROR, UNKNOWN_ID_IS_404};
         match e.status() {
-            None => Err(c.fail(&e, format!("{} {shown}: no answer", op.name))),
-            Some(s) if s >= 500 => Err(c.fail(&e, format!("{} {shown}: answered {s}", op.name))),
+            None => Err(c.fail(
+                &NO_SERVER_ERROR,
+                &e,
+                format!("{} {shown}: no answer", op.name),
+            )),
+            Some(s) if s >= 500 => Err(c.fail(
+                &NO_SERVER_ERROR,
+                &e,
+                format!("{} {shown}: answered {s}", op.name),
+            )),
             Some(404) => Ok(()),
             Some(s) if *well_formed && op.lists_error(404) => Err(c.fail(
+                &UNKNOWN_ID_IS_404,
                 &e,
                 format!(
                     "{} {shown}: an unknown id answered {s}, API.md lists 404",
@@ -306,6 +351,7 @@ fn unknown(c: &Check<'_>) -> Outcome {
             Some(_) if e.success() => match op.path_id.and_then(|p| p.answers_for) {
                 Some(_) => answers_for(c, &e, op),
                 None => Err(c.fail(
+                    &UNKNOWN_ID_IS_404,
                     &e,
                     format!("{} {shown}: an id that names nothing succeeded", op.name),
                 )),

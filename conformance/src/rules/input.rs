@@ -18,10 +18,7 @@ pub fn rules() -> Vec<Rule> {
             id: "input.hostile",
             level: Level::Required,
             source: "API.md Errors (400 error.bad_request bare, 404 error.not_found bare, 500 only for an internal failure); every operation's query and path parameters",
-            says: &[
-                "| 400 | error.bad_request | invalid request parameters (message says so) |",
-                "| 500 | error.internal_server_error | internal failure; message carries an internal error description |",
-            ],
+            claims: &[super::errors::NO_SERVER_ERROR, super::errors::ERROR_FORM],
             summary: "every query parameter and path id of every read, against a catalogue of hostile values (numbers beyond 64 bits, negative, fractional, empty, very long, non-ASCII, percent-encoded, repeated): never a 5xx; a 400 or 404 in the bare form with its code",
             faults: &[
                 Fault::HugeNumber500,
@@ -45,10 +42,7 @@ pub fn rules() -> Vec<Rule> {
             id: "input.arbitrary",
             level: Level::Required,
             source: "API.md Errors (400 error.bad_request bare, 404 error.not_found bare, 500 only for an internal failure); every operation's query and path parameters",
-            says: &[
-                "| 400 | error.bad_request | invalid request parameters (message says so) |",
-                "| 500 | error.internal_server_error | internal failure; message carries an internal error description |",
-            ],
+            claims: &[super::errors::NO_SERVER_ERROR, super::errors::ERROR_FORM],
             summary: "generated values (non-ASCII, long, empty, boundary numbers, garbage) for every query parameter and path id never get a 5xx; a 400 or 404 comes in the bare form with its code",
             faults: &[
                 Fault::UnicodeQuery500,
@@ -170,15 +164,16 @@ fn path_values(prefix: &str) -> Vec<String> {
 /// Never a 5xx or no answer; 400 and 404 in the bare form; 401 (a server
 /// may refuse odd input as unauthenticated) in the envelope form.
 fn judge(c: &Check<'_>, e: &Exchange, what: &str) -> Result<(), Finding> {
+    use super::errors::{ERROR_FORM, NO_SERVER_ERROR};
     let why = match e.status() {
-        None => Some("no answer".to_owned()),
-        Some(s) if s >= 500 => Some(format!("answered {s}")),
-        Some(400 | 401 | 404) => super::errors::form(e),
+        None => Some((&NO_SERVER_ERROR, "no answer".to_owned())),
+        Some(s) if s >= 500 => Some((&NO_SERVER_ERROR, format!("answered {s}"))),
+        Some(400 | 401 | 404) => super::errors::form(e).map(|why| (&ERROR_FORM, why)),
         Some(_) => None,
     };
     match why {
         None => Ok(()),
-        Some(why) => Err(c.fail(e, format!("{what}: {why}"))),
+        Some((claim, why)) => Err(c.fail(claim, e, format!("{what}: {why}"))),
     }
 }
 

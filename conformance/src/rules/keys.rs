@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::Judge;
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::Effect;
 use crate::contract::OpId;
 use crate::contract::resources::{ACCESS_KEY, Written};
@@ -16,13 +16,40 @@ use crate::http::Exchange;
 use crate::model::expect::differs;
 use crate::model::{ListModel, key_id, token_of};
 
+pub(crate) const ROTATES_THE_KEY_ASKED: Claim = Claim {
+    holds: "a rotation answers with the key asked, and a new secret",
+    says: &[
+        "Rotates the key and returns `data`: AccessKey with the new secret.",
+    ],
+};
+const NEW_SECRET_LISTED: Claim = Claim {
+    holds: "after a rotation, the key list shows the new secret",
+    says: &[
+        "Rotates the key and returns `data`: AccessKey with the new secret.",
+        "| secret | string | the key secret, returned in clear by list, get-aggregator and rotate; shown as <ACCESS_KEY_SECRET> |",
+    ],
+};
+const RECORD_KEYS_ARE_LISTED: Claim = Claim {
+    holds: "the aggregator record's keys are the key list's, field by field",
+    says: &[
+        "Access keys are listed, returned inside the aggregator record, and rotated through the access-key operations; their `secret` field is returned in clear.",
+        "| keys | array of AccessKey | |",
+    ],
+};
+const ROTATION_WRITES_ONE_KEY: Claim = Claim {
+    holds: "a rotation writes the key asked and no other",
+    says: &[
+        "Rotates the key and returns `data`: AccessKey with the new secret.",
+    ],
+};
+
 pub fn rules() -> Vec<Rule> {
     vec![
         Rule {
             id: "keys.rotation",
             level: Level::Required,
             source: "API.md Access keys (rotates the key and returns the AccessKey with the new secret); Authentication 3 (secrets returned in clear by list)",
-            says: &["Rotates the key and returns `data`: AccessKey with the new secret."],
+            claims: &[ROTATES_THE_KEY_ASKED, NEW_SECRET_LISTED, super::envelope::VALID_REQUEST_SUCCEEDS],
             summary: "rotation returns the key asked with a secret different from the one before (a lost answer is recovered from the key list), and the key list then shows that new secret",
             faults: &[Fault::RotateSameSecret, Fault::RotateOtherKey],
             judges: &[
@@ -35,9 +62,7 @@ pub fn rules() -> Vec<Rule> {
             id: "keys.consistent",
             level: Level::Required,
             source: "API.md Authentication 3 (access keys are listed and returned inside the aggregator record; their secret is returned in clear); Aggregator (keys)",
-            says: &[
-                "Access keys are listed, returned inside the aggregator record, and rotated through the access-key operations; their `secret` field is returned in clear.",
-            ],
+            claims: &[RECORD_KEYS_ARE_LISTED, ROTATION_WRITES_ONE_KEY, super::envelope::VALID_REQUEST_SUCCEEDS],
             summary: "the keys of the aggregator record are those of the key list, field by field, before the rotation and after it; the rotation changes nothing of the keys it was not asked to rotate",
             faults: &[Fault::AggregatorKeysMasked, Fault::AggregatorKeysStale],
             judges: &[Subject::Said(Said::KeysHeld)],
@@ -58,13 +83,18 @@ fn rotation(c: &Check<'_>) -> Outcome {
     let e = &rotation.answer;
     let mut judge = Judge::default();
     let Some(key) = rotation.key() else {
-        judge.fail(c.fail(e, "the rotation did not succeed"));
+        judge.fail(c.fail(
+            &super::envelope::VALID_REQUEST_SUCCEEDS,
+            e,
+            "the rotation did not succeed",
+        ));
         judge.case();
         return judge.outcome();
     };
     let asked = &rotation.id;
     judge.check(key_id(key) == asked, || {
         c.fail(
+            &ROTATES_THE_KEY_ASKED,
             e,
             format!(
                 "asked to rotate {asked}, answered with key {:?}",
@@ -74,11 +104,11 @@ fn rotation(c: &Check<'_>) -> Outcome {
     });
     let new = key["secret"].as_str().unwrap_or("");
     judge.check(!new.is_empty(), || {
-        c.fail(e, "rotation did not return a key with a secret")
+        c.fail(&ROTATES_THE_KEY_ASKED, e, "rotation did not return a key with a secret")
     });
     if let Some(old) = &rotation.before {
         judge.check(new != old, || {
-            c.fail(e, "rotation returned the secret the key already had")
+            c.fail(&ROTATES_THE_KEY_ASKED, e, "rotation returned the secret the key already had")
         });
     }
     // The list read after the write shows the new secret.
@@ -88,6 +118,7 @@ fn rotation(c: &Check<'_>) -> Outcome {
         let page = list.pages.first().unwrap_or(e);
         judge.check(listed["secret"] == new, || {
             c.fail(
+                &NEW_SECRET_LISTED,
                 page,
                 format!("after rotating {asked}, the key list shows another secret"),
             )
@@ -112,6 +143,7 @@ fn agree(
         Ok(())
     } else {
         Err(c.fail(
+            &RECORD_KEYS_ARE_LISTED,
             record,
             format!(
                 "{when}: the record holds {} keys, the list {}",
@@ -124,12 +156,17 @@ fn agree(
         let token = token_of(key);
         out.push(match list.find(&token) {
             None => Err(c.fail(
+                &RECORD_KEYS_ARE_LISTED,
                 record,
                 format!("{when}: key {token} of the record is not listed"),
             )),
             Some(other) => match differs(key, other, ACCESS_KEY) {
                 None => Ok(()),
-                Some(why) => Err(c.fail(record, format!("{when}: key {token}: {why}"))),
+                Some(why) => Err(c.fail(
+                    &RECORD_KEYS_ARE_LISTED,
+                    record,
+                    format!("{when}: key {token}: {why}"),
+                )),
             },
         });
     }
@@ -145,7 +182,11 @@ fn consistent(c: &Check<'_>) -> Outcome {
     if record.transient.is_some() || after.usable().is_err() {
         return Outcome::judged(
             1,
-            vec![c.fail(record, "the key list or the aggregator record was not read")],
+            vec![c.fail(
+                &super::envelope::VALID_REQUEST_SUCCEEDS,
+                record,
+                "the key list or the aggregator record was not read",
+            )],
         );
     }
     if !record.success() {
@@ -171,7 +212,11 @@ fn consistent(c: &Check<'_>) -> Outcome {
                 let token = token_of(key);
                 let page = after.pages.first().unwrap_or(record_after);
                 let Some(now) = after.find(&token) else {
-                    judge.fail(c.fail(page, format!("key {token} is gone after the rotation")));
+                    judge.fail(c.fail(
+                        &ROTATION_WRITES_ONE_KEY,
+                        page,
+                        format!("key {token} is gone after the rotation"),
+                    ));
                     continue;
                 };
                 let mut was = key.clone();
@@ -183,6 +228,7 @@ fn consistent(c: &Check<'_>) -> Outcome {
                 judge.result(match differs(now, &was, ACCESS_KEY) {
                     None => Ok(()),
                     Some(why) => Err(c.fail(
+                        &ROTATION_WRITES_ONE_KEY,
                         page,
                         format!("key {token} changed with the rotation of another: {why}"),
                     )),

@@ -4,7 +4,7 @@ use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 
 use super::observe::{Cases, Observed, Verdict, schema};
-use super::{Level, Rule, Run};
+use super::{Claim, Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use crate::contract::{CountForm, Kind};
 use crate::http::show;
@@ -14,9 +14,12 @@ pub fn rules() -> Vec<Rule> {
         id: "lists.count-type",
         level: Level::Required,
         source: "API.md typing rule 5",
-        says: &[
+        claims: &[Claim {
+                holds: "count is a string, an integer in the access-key and refund lists",
+                says: &[
             "`count` is a string in list responses, except in the access-key list and the refund list where it is an integer.",
         ],
+            }],
         summary: "count is a string, except an integer in the access-key and refund lists",
         faults: &[Fault::CountTypesSwapped],
         judges: &[

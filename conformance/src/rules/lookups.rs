@@ -2,11 +2,24 @@
 //! alias value. (A value one slip from a known one is `near.lookups`'s.)
 
 use super::support::{Judge, text};
-use super::{Check, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{OpId, names};
 use crate::http::Request;
 use aggpay_mock::Fault;
+
+pub(crate) const ANSWERS_FOR_IBAN: Claim = Claim {
+    holds: "an account lookup by IBAN answers for the IBAN asked",
+    says: &[
+        "account metadata by IBAN or alias.",
+    ],
+};
+const ALIAS_VALUE_REQUIRED: Claim = Claim {
+    holds: "a lookup with an alias_type and no alias value does not succeed",
+    says: &[
+        "must be provided when alias_type is supplied",
+    ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -14,7 +27,7 @@ pub fn rules() -> Vec<Rule> {
             id: "lookups.match",
             level: Level::Required,
             source: "API.md Lookups (account metadata by IBAN); AccountInfo (iban)",
-            says: &["account metadata by IBAN or alias."],
+            claims: &[ANSWERS_FOR_IBAN],
             summary: "an account lookup by IBAN answers for that IBAN: the one given, and the aggregator's own when the server resolves it",
             faults: &[
                 Fault::AccountInfoWrongIban,
@@ -27,7 +40,7 @@ pub fn rules() -> Vec<Rule> {
             id: "lookups.alias-value-required",
             level: Level::Required,
             source: "API.md Lookups (alias value: must be provided when alias_type is supplied)",
-            says: &["must be provided when alias_type is supplied"],
+            claims: &[ALIAS_VALUE_REQUIRED, super::errors::ERROR_FORM, super::errors::NO_SERVER_ERROR],
             summary: "account-info and title-fetch with an alias_type but no alias value never succeed (a 400 is in the bare form)",
             faults: &[
                 Fault::TextErrors,
@@ -63,7 +76,11 @@ fn matches(c: &Check<'_>) -> Outcome {
             .unwrap_or("");
         let got = text(data, "iban");
         judge.check(got == asked, || {
-            c.fail(e, format!("asked for IBAN {asked:?}, answered for {got:?}"))
+            c.fail(
+                &ANSWERS_FOR_IBAN,
+                e,
+                format!("asked for IBAN {asked:?}, answered for {got:?}"),
+            )
         });
     }
     if judge.cases == 0 {
@@ -84,16 +101,23 @@ fn alias_value_required(c: &Check<'_>) -> Outcome {
     ];
     let mut judge = Judge::default();
     for e in c.map(&requests, |r| c.send(r.clone())) {
+        use super::errors::{ERROR_FORM, NO_SERVER_ERROR};
         let why = if e.success() {
-            Some("an alias_type without an alias value succeeded".to_owned())
+            Some((
+                &ALIAS_VALUE_REQUIRED,
+                "an alias_type without an alias value succeeded".to_owned(),
+            ))
         } else if e.status() == Some(400) {
-            super::errors::form(&e)
+            super::errors::form(&e).map(|why| (&ERROR_FORM, why))
         } else if e.status().is_some_and(|s| s >= 500) || e.status().is_none() {
-            Some("not refused cleanly".to_owned())
+            Some((&NO_SERVER_ERROR, "not refused cleanly".to_owned()))
         } else {
             None
         };
-        judge.check(why.is_none(), || c.fail(&e, why.unwrap_or_default()));
+        match why {
+            Some((claim, why)) => judge.fail(c.fail(claim, &e, why)),
+            None => judge.case(),
+        }
     }
     judge.outcome()
 }

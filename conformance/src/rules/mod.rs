@@ -14,7 +14,20 @@ pub use log::AnswerLog;
 pub use observe::Cases;
 #[cfg(test)]
 pub use rule::Evidence;
-pub use rule::{Check, Finding, Level, Outcome, Phase, Rule, Run, Status};
+pub use rule::{Check, Claim, Finding, Level, Outcome, Phase, Rule, Run, Status};
+
+/// The claims the random sequences (`crate::explore`) make beside the
+/// rules that make them first, and quote as those rules do.
+pub(crate) mod claims {
+    pub(crate) use super::auth::UNAUTHORIZED;
+    pub(crate) use super::envelope::VALID_REQUEST_SUCCEEDS;
+    pub(crate) use super::errors::{NO_SERVER_ERROR, UNKNOWN_ID_IS_404};
+    pub(crate) use super::exports::EXPORT_IS_ASKED;
+    pub(crate) use super::fields::STATE_BOUND;
+    pub(crate) use super::ids::ANSWERS_FOR_ID;
+    pub(crate) use super::keys::ROTATES_THE_KEY_ASKED;
+    pub(crate) use super::lookups::ANSWERS_FOR_IBAN;
+}
 
 /// The families of properties: each of their rules sends its cases to
 /// every place of the contract table its subjects hold for, and reports
@@ -83,17 +96,31 @@ mod tests {
         text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
-    /// A required check rests on a sentence of API.md: a rule quoting
-    /// only WIRE.md (the choices the mock made) is an observation.
+    /// A sentence of an RFC, as a claim quotes it: `RFC <n> section <s>: ...`.
+    fn is_rfc(quote: &str) -> bool {
+        quote.starts_with("RFC ") && quote.contains(" section ") && quote.contains(": ")
+    }
+
+    /// A required check rests on a sentence of API.md: each claim of a
+    /// required rule quotes one (a claim quoting only WIRE.md, the
+    /// choices the mock made, belongs to an observation).
     #[test]
-    fn every_required_rule_rests_on_a_sentence_of_api_md() {
+    fn every_claim_of_a_required_rule_rests_on_a_sentence_of_api_md() {
         let api = spec("API.md");
         for r in catalogue().iter().filter(|r| r.level == Level::Required) {
             assert!(
-                r.says.iter().any(|q| api.contains(&spec_text(q))),
-                "{}: a required rule quotes no sentence of API.md",
+                !r.claims.is_empty(),
+                "{}: a required rule makes no claim",
                 r.id
             );
+            for claim in r.claims {
+                assert!(
+                    claim.says.iter().any(|q| api.contains(&spec_text(q))),
+                    "{}: the claim {:?} quotes no sentence of API.md",
+                    r.id,
+                    claim.holds
+                );
+            }
         }
     }
 
@@ -103,23 +130,51 @@ mod tests {
         quote.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    /// Every claim quotes something, and every quote is in `spec/`
+    /// verbatim, or is an RFC's sentence named by its section.
     #[test]
-    fn every_rule_quotes_the_text_it_rests_on_verbatim() {
+    fn every_claim_quotes_the_text_it_rests_on_verbatim() {
         let (api, wire) = (spec("API.md"), spec("WIRE.md"));
         for r in catalogue() {
-            let from_spec = r.source.starts_with("API.md") || r.source.starts_with("WIRE.md");
-            assert_eq!(
-                !r.says.is_empty(),
-                from_spec,
-                "{}: a rule from API.md or WIRE.md quotes it, and only such a rule",
-                r.id
-            );
-            for quote in r.says {
+            assert!(!r.claims.is_empty(), "{}: a rule makes no claim", r.id);
+            for claim in r.claims {
                 assert!(
-                    api.contains(quote) || wire.contains(quote),
-                    "{}: {quote:?} is not in spec/API.md or spec/WIRE.md",
+                    !claim.says.is_empty() && !claim.holds.is_empty(),
+                    "{}: a claim says what it holds and quotes what it rests on",
                     r.id
                 );
+                for quote in claim.says {
+                    let quote = spec_text(quote);
+                    assert!(
+                        api.contains(&quote) || wire.contains(&quote) || is_rfc(&quote),
+                        "{}: {quote:?} is not in spec/API.md or spec/WIRE.md, nor an RFC's sentence",
+                        r.id
+                    );
+                }
+            }
+        }
+    }
+
+    /// A rule that judges every answer fails its one claim
+    /// (`observe::from_log`): a second would never be named.
+    #[test]
+    fn a_rule_that_judges_every_answer_makes_one_claim() {
+        for r in catalogue() {
+            if let Run::EveryAnswer(..) = r.run {
+                assert_eq!(r.claims.len(), 1, "{}", r.id);
+            }
+        }
+    }
+
+    /// One claim, one meaning: two rules that make the same claim share
+    /// one constant, never two texts holding a server to one thing.
+    #[test]
+    fn a_claim_text_has_one_set_of_sentences() {
+        let mut seen: std::collections::HashMap<&str, &[&str]> = Default::default();
+        for r in catalogue() {
+            for claim in r.claims {
+                let says = *seen.entry(claim.holds).or_insert(claim.says);
+                assert_eq!(says, claim.says, "{}: {:?}", r.id, claim.holds);
             }
         }
     }

@@ -12,7 +12,7 @@ use aggpay_mock::Fault;
 
 use super::forms::{Slip, Carrier, NearMiss, near_misses, wrapped};
 use super::support::{Judge, text, unless_refused};
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{At, Domain, Many, OPS, Op, OpId, Paging, Place, Role, names};
 use crate::ctx::Sampled;
@@ -20,16 +20,49 @@ use crate::http::{Auth, Exchange, Request};
 use crate::model::expect::{Expected, Given, Order};
 use crate::model::{ListModel, Picker};
 
+const NEAR_KEY: Claim = Claim {
+    holds: "a key one slip from the valid one is not valid: 401 in its form",
+    says: &[
+                "Every operation requires the header `X-PAY-AGGREGATOR-SECRET-KEY` carrying an aggregator access key secret",
+                "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
+            ],
+};
+const NEAR_ID: Claim = Claim {
+    holds: "an id one slip from a known one names nothing: never a record, never a success where API.md lists 404",
+    says: &[
+                "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
+            ],
+};
+const NEAR_FILTER: Claim = Claim {
+    holds: "a filter value one slip from a known one keeps exactly the rows its literal value keeps, or is refused with a 400",
+    says: &[
+                "Query filters (purpose only; each accepts one or more values):",
+                "| 400 | error.bad_request | invalid request parameters (message says so) |",
+            ],
+};
+const NEAR_LOOKUP: Claim = Claim {
+    holds: "a lookup value one slip from a known one is not answered with the known value's account",
+    says: &[
+                "account metadata by IBAN or alias.",
+                "account title metadata for a till-code alias.",
+            ],
+};
+const FAR_POSITION: Claim = Claim {
+    holds: "a far offset is past the end, a far page size the largest page, or a 400: never the page of the small number",
+    says: &[
+                "| settlement batch list and batch transaction list | page size default 30, maximum 100; 0 is treated as 30 |",
+                "| offset | integer | QR codes skipped before the result set |",
+                "| 400 | error.bad_request | invalid request parameters (message says so) |",
+            ],
+};
+
 pub fn rules() -> Vec<Rule> {
     vec![
         Rule {
             id: "near.key",
             level: Level::Required,
             source: "API.md Authentication 1-2",
-            says: &[
-                "Every operation requires the header `X-PAY-AGGREGATOR-SECRET-KEY` carrying an aggregator access key secret",
-                "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
-            ],
+            claims: &[NEAR_KEY],
             summary: "the key in use, one slip away (its case swapped, cut short, lengthened, its end changed, a wildcard in it, a character encoded as text), on every operation: 401, like any key that is not valid",
             faults: &[
                 Fault::TextErrors,
@@ -48,9 +81,7 @@ pub fn rules() -> Vec<Rule> {
             id: "near.path-ids",
             level: Level::Required,
             source: "API.md Path parameters; Errors (404: the resource does not exist)",
-            says: &[
-                "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
-            ],
+            claims: &[NEAR_ID, super::errors::NO_SERVER_ERROR, super::ids::ANSWERS_FOR_ID],
             summary: "every known id of every read with an id in its path, one slip away: never a 5xx, never a record (a read that names its record names the id asked), never a success where API.md lists 404",
             faults: &[
                 Fault::UnknownBatchFound,
@@ -67,10 +98,7 @@ pub fn rules() -> Vec<Rule> {
             id: "near.filters",
             level: Level::Required,
             source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (every query filter); Errors (400 for invalid request parameters)",
-            says: &[
-                "Query filters (purpose only; each accepts one or more values):",
-                "| 400 | error.bad_request | invalid request parameters (message says so) |",
-            ],
+            claims: &[NEAR_FILTER, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS],
             summary: "every filter of every list, with values the list shows one slip away (case, prefix, appended, end changed, SQL and glob wildcards, whitespace, look-alikes, fullwidth forms, double encoding, numbers past 2^31, 2^32, 2^53, 2^63 and 2^64): exactly the rows the literal value keeps under API.md's readings, or a 400",
             faults: &[
                 Fault::OffsetIgnored,
@@ -89,10 +117,7 @@ pub fn rules() -> Vec<Rule> {
             id: "near.lookups",
             level: Level::Required,
             source: "API.md Lookups (account metadata by IBAN or alias; account title metadata for a till-code alias)",
-            says: &[
-                "account metadata by IBAN or alias.",
-                "account title metadata for a till-code alias.",
-            ],
+            claims: &[NEAR_LOOKUP],
             summary: "every lookup (IBAN, mobile alias, till code) with its known value one slip away: never answered with the account the known value names",
             faults: &[
                 Fault::TillAnyAccount,
@@ -107,11 +132,7 @@ pub fn rules() -> Vec<Rule> {
             id: "near.positions",
             level: Level::Required,
             source: "API.md Limits (page size default 30, maximum 100); Access keys (offset at least 0); QR codes (offset: QR codes skipped before the result set); Errors (400 for invalid request parameters)",
-            says: &[
-                "| settlement batch list and batch transaction list | page size default 30, maximum 100; 0 is treated as 30 |",
-                "| offset | integer | QR codes skipped before the result set |",
-                "| 400 | error.bad_request | invalid request parameters (message says so) |",
-            ],
+            claims: &[FAR_POSITION, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS],
             summary: "every list's page size, and every offset list's offset, given a small number plus 2^31, 2^32, 2^53, 2^63 or 2^64: an offset that far is past the end (an empty page), a page size that large is the largest page, or a 400; never the page of the small number",
             faults: &[
                 Fault::NoLimitCap,
@@ -196,6 +217,7 @@ fn key(c: &Check<'_>) -> Outcome {
         match super::auth::unauthorized_why(&e) {
             None => Ok(()),
             Some(why) => Err(c.fail(
+                &NEAR_KEY,
                 &e,
                 format!(
                     "{}: the key in use {} was taken for a valid key: {why}",
@@ -249,11 +271,20 @@ fn path_ids(c: &Check<'_>) -> Outcome {
         let e = c.send(Request::of(op, Some(&miss.value)));
         let what = format!("{} {known} {}", op.name, miss.slip.describe());
         match e.status() {
-            None => Err(c.fail(&e, format!("{what}: no answer"))),
-            Some(s) if s >= 500 => Err(c.fail(&e, format!("{what}: answered {s}"))),
+            None => Err(c.fail(
+                &super::errors::NO_SERVER_ERROR,
+                &e,
+                format!("{what}: no answer"),
+            )),
+            Some(s) if s >= 500 => Err(c.fail(
+                &super::errors::NO_SERVER_ERROR,
+                &e,
+                format!("{what}: answered {s}"),
+            )),
             Some(_) if e.success() => match op.path_id.and_then(|p| p.answers_for) {
                 Some(_) => super::ids::answers_for(c, &e, op),
                 None => Err(c.fail(
+                    &NEAR_ID,
                     &e,
                     format!("{what}: an id that names nothing succeeded (API.md lists 404)"),
                 )),
@@ -446,6 +477,7 @@ fn lookups(c: &Check<'_>) -> Outcome {
             return Ok(());
         }
         Err(c.fail(
+            &NEAR_LOOKUP,
             &e,
             format!(
                 "{} {value:?} {} was answered with the account of {value:?} (IBAN {named:?}): the value is not looked up",
@@ -545,6 +577,7 @@ fn position(c: &Check<'_>, list: &ListModel, far: &Far) -> Result<(), Finding> {
             return Ok(());
         }
         return Err(c.fail(
+            &FAR_POSITION,
             &got.e,
             format!(
                 "{what}: an offset past the end answered {} rows, as if it were {}",

@@ -108,9 +108,12 @@ pub fn from_log(c: &Check<'_>, counted: Cases) -> Outcome {
         Cases::Answers => log.answered,
     };
     drop(log);
+    // A rule that judges every answer makes one claim (a test holds the
+    // catalogue to it): its verdict on an answer is that claim's.
+    let claim = c.main_claim();
     let mut failures: Vec<_> = violations
         .iter()
-        .map(|(message, exchange)| c.fail(exchange, message.clone()))
+        .map(|(message, exchange)| c.fail(claim, exchange, message.clone()))
         .collect();
     if total > failures.len() as u64
         && let Some(last) = failures.last_mut()

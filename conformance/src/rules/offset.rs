@@ -8,11 +8,39 @@ use serde_json::Value;
 
 use super::paging::{Meanings, fetch, judge_rows, meanings, offset_case};
 use super::support::Judge;
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Paging, Role, names};
 use crate::model::expect::{Expected, Order};
 use crate::model::{ListModel, Picker};
+
+const OFFSET: Claim = Claim {
+    holds: "a page at an offset is the list's rows from there (none past the end)",
+    says: &[
+                "| offset | integer | QR codes skipped before the result set |",
+                "returns a paginated list of refunds",
+            ],
+};
+const LIMIT: Claim = Claim {
+    holds: "a page holds no more rows than asked, and the list's first rows",
+    says: &[
+                "| page size | integer | 0 to 100 |",
+                "| page size (name not shown separately from the rule above) | integer | maximum QR codes returned |",
+            ],
+};
+const COUNT_STEADY: Claim = Claim {
+    holds: "an offset list's count means one thing on every page of it",
+    says: &[
+                "List operations return their records under a named key of `data` together with a `count`.",
+            ],
+};
+const DIRECTION: Claim = Claim {
+    holds: "ASC is the DESC order reversed; anything else is the DESC order",
+    says: &[
+                "| sort direction | ASC or DESC |",
+                "| list sort direction | ASC or DESC, uppercase only; otherwise DESC |",
+            ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -20,10 +48,7 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.pages",
             level: Level::Required,
             source: "API.md Access keys, QR codes (offset: records skipped before the result set); Merchants, Rail merchants, Webhooks, Refunds (paginated)",
-            says: &[
-                "| offset | integer | QR codes skipped before the result set |",
-                "returns a paginated list of refunds",
-            ],
+            claims: &[OFFSET, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS],
             summary: "every offset list, at offsets 0, inside, the last row, the count and beyond, is exactly the list's slice there (empty past the end), every record as the list shows it",
             faults: &[
                 Fault::OffsetIgnored,
@@ -40,10 +65,7 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.limit",
             level: Level::Required,
             source: "API.md Access keys (page size 0 to 100); QR codes (maximum QR codes returned)",
-            says: &[
-                "| page size | integer | 0 to 100 |",
-                "| page size (name not shown separately from the rule above) | integer | maximum QR codes returned |",
-            ],
+            claims: &[LIMIT, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS],
             summary: "page sizes 1, small, none, 100 and above: never more rows than asked, exactly the list's first rows (a server may cap a page, refuse a size above its maximum, or give its default without one)",
             faults: &[Fault::OffsetLimitIgnored, Fault::HugeNumber500],
             judges: &[Subject::Param(on::offset_limit)],
@@ -53,9 +75,7 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.count",
             level: Level::Required,
             source: "API.md typing rule 5 and each offset list (count); its meaning is not shown, so it must mean one thing",
-            says: &[
-                "List operations return their records under a named key of `data` together with a `count`.",
-            ],
+            claims: &[COUNT_STEADY, super::paging::ROWS_ANSWERED, super::paging::COUNT_MEANS],
             summary: "an offset list's count means one thing on every page of it (the rows matching, the whole list, or the page): it does not drift on later pages",
             faults: &[Fault::LaterPagesCountDrift],
             judges: &[Subject::Said(Said::Counts)],
@@ -65,10 +85,7 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.direction",
             level: Level::Required,
             source: "API.md Refunds (sort direction ASC or DESC); Limits (list sort direction: ASC or DESC, uppercase only; otherwise DESC)",
-            says: &[
-                "| sort direction | ASC or DESC |",
-                "| list sort direction | ASC or DESC, uppercase only; otherwise DESC |",
-            ],
+            claims: &[DIRECTION, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS],
             summary: "an offset list with a direction: ASC is its DESC order reversed; lowercase, empty, garbage or no direction gives the DESC order",
             faults: &[Fault::RefundDirectionLowercase, Fault::LowercaseAsc],
             judges: &[Subject::Param(on::offset_direction)],
@@ -217,6 +234,7 @@ fn limit(c: &Check<'_>) -> Outcome {
         };
         if rows.len() > cap.max(if asked == "0" { rows.len() } else { 0 }) {
             return Err(c.fail(
+                &LIMIT,
                 &got.e,
                 format!("{what}: {} rows, more than asked", rows.len()),
             ));
@@ -232,6 +250,7 @@ fn limit(c: &Check<'_>) -> Outcome {
         }
         if k == 0 && len > 0 && asked != "0" {
             return Err(c.fail(
+                &LIMIT,
                 &got.e,
                 format!("{what}: an empty page of a list with {len} rows"),
             ));
@@ -279,12 +298,17 @@ fn count_of(c: &Check<'_>, list: &ListModel) -> Result<(), Finding> {
         let what = format!("{} offset {offset} limit {step}", list.source.label);
         let rows = got.rows_or_fail(c, &what)?.len();
         let Some(n) = got.count else {
-            return Err(c.fail(&got.e, format!("{what}: no count")));
+            return Err(c.fail(
+                &super::paging::COUNT_MEANS,
+                &got.e,
+                format!("{what}: no count"),
+            ));
         };
         seen.push(format!("{n} at offset {offset}"));
         left = left.and(meanings(n, &[len], list.len, rows));
         if left.none() {
             return Err(c.fail(
+                &COUNT_STEADY,
                 &got.e,
                 format!(
                     "{}: the count does not mean one thing across pages ({}; the list has {len} rows)",

@@ -11,23 +11,28 @@ use super::near::LOOKUPS;
 use super::paging::{judge_rows, read};
 use super::support::{Judge, text};
 use super::values::candidates;
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{At, Domain, Effect, OPS, Op, Param, Place, Role, names};
 use crate::http::{Exchange, Request};
 use crate::model::expect::{Expected, Given, Order};
 use crate::model::{ListModel, Picker};
 
+const OWN_ANSWER: Claim = Claim {
+    holds: "the second of two requests that differ in one parameter is answered as its own request",
+    says: &[
+            "List operations return their records under a named key of `data` together with a `count`.",
+            "account metadata by IBAN or alias.",
+            "account title metadata for a till-code alias.",
+        ],
+};
+
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "own.back-to-back",
         level: Level::Required,
         source: "API.md Conventions 5 (list operations return their records); Lookups (account metadata by IBAN or alias); Path parameters",
-        says: &[
-            "List operations return their records under a named key of `data` together with a `count`.",
-            "account metadata by IBAN or alias.",
-            "account title metadata for a till-code alias.",
-        ],
+        claims: &[OWN_ANSWER, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS, super::ids::ANSWERS_FOR_ID, super::envelope::VALID_REQUEST_SUCCEEDS],
         summary: "every parameter a list reads (page size, offset, each filter, its parts, a cursor list's direction), every lookup value and every id of a read's path: two requests that differ there alone, one right after the other, and the second answered as its own request (exactly the model's rows, the account its value names, the record its id names)",
         faults: &[
             Fault::ShortBatchToken,
@@ -306,7 +311,11 @@ fn judge_second(c: &Check<'_>, pair: &Pair<'_>) -> Vec<Result<(), Finding>> {
             vec![if e.success() {
                 super::ids::answers_for(c, &e, op)
             } else {
-                Err(c.fail(&e, format!("{}: a known record was not served", pair.what)))
+                Err(c.fail(
+                    &super::envelope::VALID_REQUEST_SUCCEEDS,
+                    &e,
+                    format!("{}: a known record was not served", pair.what),
+                ))
             }]
         }
     }
@@ -319,6 +328,7 @@ fn not_account(c: &Check<'_>, e: &Exchange, iban: &str, what: &str) -> Result<()
         return Ok(());
     }
     Err(c.fail(
+        &OWN_ANSWER,
         e,
         format!("{what}: answered with the account of the request before it (IBAN {iban:?})"),
     ))

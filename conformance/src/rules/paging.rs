@@ -6,12 +6,43 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::{Check, Finding};
+use super::{Check, Claim, Finding};
 use crate::contract::{Paging, names};
 use crate::http::Exchange;
 use crate::model::expect::{Expected, Given, Order, difference, differs, query_text, tokens};
 use crate::model::num;
 use crate::model::{ListModel, Source, id_of, token_of};
+
+pub(super) const ROWS_ANSWERED: Claim = Claim {
+    holds: "a valid list request succeeds with its records under its named key",
+    says: &[
+        "List operations return their records under a named key of `data` together with a `count`.",
+    ],
+};
+pub(super) const SAME_RECORD: Claim = Claim {
+    holds: "a record is the same, field by field, wherever it is listed",
+    says: &["Most records carry a numeric `id` serialized as a string, and a prefixed `token`."],
+};
+pub(super) const COUNT_MEANS: Claim = Claim {
+    holds: "an offset list's count is the rows matching, the whole list, or the page",
+    says: &[
+        "List operations return their records under a named key of `data` together with a `count`.",
+    ],
+};
+pub(super) const CURSOR_PAGES: Claim = Claim {
+    holds: "a cursor walk serves each row once, in the order asked, no more rows per page than the page size, and never hands out a cursor twice",
+    says: &[
+        "| sort direction | ASC or DESC | uppercase only; sorts on the numeric id; invalid or empty means DESC |",
+        "| page size | integer | default 30, maximum 100, 0 means the default |",
+        "| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |",
+    ],
+};
+pub(super) const CURSOR_COUNTS: Claim = Claim {
+    holds: "a cursor list's counts are the same on every page of a walk: filtered_count the rows matching, total_count the unfiltered list's",
+    says: &[
+        "Cursor lists (settlement batches and batch transactions) also return `next_cursor` and a `count` object with `filtered_count` and `total_count` (numeric strings).",
+    ],
+};
 
 /// A list page as it came back.
 #[derive(Debug)]
@@ -96,6 +127,7 @@ impl Got {
     pub fn rows_or_fail(&self, c: &Check<'_>, what: &str) -> Result<&Vec<Value>, Finding> {
         self.rows.as_ref().ok_or_else(|| {
             c.fail(
+                &ROWS_ANSWERED,
                 &self.e,
                 format!("{what}: a valid request did not succeed with a rows array"),
             )
@@ -122,7 +154,7 @@ pub fn same_records(
         if let Some(known) = list.find(&token)
             && let Some(why) = differs(row, known, &fields)
         {
-            return Err(c.fail(e, format!("{what}: record {token}: {why}")));
+            return Err(c.fail(&SAME_RECORD, e, format!("{what}: record {token}: {why}")));
         }
     }
     Ok(())
@@ -130,7 +162,9 @@ pub fn same_records(
 
 /// Judges one page against the rows due there: one of the legal
 /// alternatives exactly (unknown ones are not judged), every record equal
-/// to the model's.
+/// to the model's. The rows due are what the running rule's case asks
+/// for: a page that is not them breaks the rule's main claim (a page
+/// size's, a filter's, a direction's sentence).
 pub fn judge_rows(
     c: &Check<'_>,
     got: &Got,
@@ -152,6 +186,7 @@ pub fn judge_rows(
             String::new()
         };
         return Err(c.fail(
+            c.main_claim(),
             &got.e,
             format!("{what}: {}{legal}", difference(rows, closest)),
         ));
@@ -235,7 +270,7 @@ pub fn offset_case(
     judge_rows(c, &got, list, &expected.slice(offset, limit), &what)?;
     let rows = got.rows.as_ref().map_or(0, Vec::len);
     let Some(count) = got.count else {
-        return Err(c.fail(&got.e, format!("{what}: no count")));
+        return Err(c.fail(&COUNT_MEANS, &got.e, format!("{what}: no count")));
     };
     if !expected.whole {
         return Ok(Meanings::ALL);
@@ -244,6 +279,7 @@ pub fn offset_case(
     let fits = meanings(count, &matching, list.len, rows);
     if fits.none() {
         return Err(c.fail(
+            &COUNT_MEANS,
             &got.e,
             format!(
                 "{what}: count {count} is neither the rows matching ({}), the whole list ({}) nor the page ({rows})",
@@ -299,6 +335,7 @@ pub fn walk(
         let rows = current.rows_or_fail(c, what)?.clone();
         if (current.count, current.total) != first_counts {
             return Err(c.fail(
+                &CURSOR_COUNTS,
                 &current.e,
                 format!(
                     "{what}: page {} says filtered_count {:?} and total_count {:?}, the first page {:?} and {:?}",
@@ -308,6 +345,7 @@ pub fn walk(
         }
         if rows.len() > effective {
             return Err(c.fail(
+                &CURSOR_PAGES,
                 &current.e,
                 format!(
                     "{what}: page {} holds {} rows, more than {effective}",
@@ -319,6 +357,7 @@ pub fn walk(
         for row in &rows {
             let Some(id) = id_of(row) else {
                 return Err(c.fail(
+                    &CURSOR_PAGES,
                     &current.e,
                     format!(
                         "{what}: row id {} is not numeric",
@@ -327,12 +366,20 @@ pub fn walk(
                 ));
             };
             if !ids.insert(id) {
-                return Err(c.fail(&current.e, format!("{what}: row {id} served twice")));
+                return Err(c.fail(
+                    &CURSOR_PAGES,
+                    &current.e,
+                    format!("{what}: row {id} served twice"),
+                ));
             }
             if let Some(prev) = walked.rows.last().and_then(id_of) {
                 let forward = if ascending { id > prev } else { id < prev };
                 if !forward {
-                    return Err(c.fail(&current.e, format!("{what}: row {id} after {prev}")));
+                    return Err(c.fail(
+                        &CURSOR_PAGES,
+                        &current.e,
+                        format!("{what}: row {id} after {prev}"),
+                    ));
                 }
             }
             walked.rows.push(row.clone());
@@ -344,6 +391,7 @@ pub fn walk(
         }
         if !cursors.insert(next.clone()) {
             return Err(c.fail(
+                &CURSOR_PAGES,
                 &current.e,
                 format!("{what}: next_cursor {next} handed out twice: the walk never ends"),
             ));
@@ -395,6 +443,7 @@ pub fn judge_walk(
             .collect();
         if !matching.contains(&count) {
             return Err(c.fail(
+                &CURSOR_COUNTS,
                 &last.e,
                 format!(
                     "{what}: filtered_count {count}, but {} rows match",
@@ -411,6 +460,7 @@ pub fn judge_walk(
         && total != want
     {
         return Err(c.fail(
+            &CURSOR_COUNTS,
             &last.e,
             format!("{what}: total_count {total}, the unfiltered list says {want}"),
         ));

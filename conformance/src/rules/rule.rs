@@ -1,4 +1,5 @@
-//! A rule, a rule at work (`Check`), and what it finds.
+//! A rule, the claims it makes, a rule at work (`Check`), and what it
+//! finds.
 
 use std::fmt;
 
@@ -45,10 +46,10 @@ pub struct Rule {
     pub level: Level,
     /// Where the contract says it (API.md section, or WIRE.md).
     pub source: &'static str,
-    /// The sentences of API.md (or WIRE.md) it rests on, verbatim
-    /// (whitespace aside): every failure quotes them. A test holds
-    /// them to the copy of the specification in `spec/`.
-    pub says: &'static [&'static str],
+    /// What it holds a server to, one claim per comparison it makes,
+    /// each with the sentences it rests on. Every failure names the
+    /// claim it breaks.
+    pub claims: &'static [Claim],
     /// What it checks.
     pub summary: &'static str,
     /// Faults of `aggpay-mock` that break it (the proof it can fail);
@@ -81,6 +82,23 @@ pub enum Run {
     ),
 }
 
+/// One thing a rule holds a server to, and the statement it rests on:
+/// the unit of the harness's provenance. A rule makes one claim per
+/// kind of comparison; every failure names the claim it breaks, so that
+/// a report quotes the sentence behind the very comparison that failed,
+/// and a check with no sentence behind it has no claim to name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Claim {
+    /// What the server is held to.
+    pub holds: &'static str,
+    /// The sentences it rests on, verbatim (whitespace aside): of API.md
+    /// for a required rule, of API.md or WIRE.md for an observation. A
+    /// sentence of an RFC that API.md invokes is given as
+    /// `RFC <number> section <n>: <sentence>`. A test holds the others to
+    /// the copy of the specification in `spec/`.
+    pub says: &'static [&'static str],
+}
+
 impl fmt::Debug for Run {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -93,6 +111,17 @@ impl fmt::Debug for Run {
 }
 
 impl Rule {
+    /// The sentences its claims rest on, each once, in order.
+    pub fn says(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for quote in self.claims.iter().flat_map(|c| c.says) {
+            if !out.contains(quote) {
+                out.push(quote);
+            }
+        }
+        out
+    }
+
     /// When it runs.
     pub fn phase(&self) -> Phase {
         match self.run {
@@ -152,6 +181,8 @@ pub struct Check<'a> {
     pub ctx: &'a Ctx,
     /// The running rule's id.
     pub rule: &'static str,
+    /// The running rule's claims: the only ones its failures may name.
+    pub claims: &'static [Claim],
 }
 
 impl Check<'_> {
@@ -165,10 +196,19 @@ impl Check<'_> {
         self.ctx.http.pool().map(items, f)
     }
 
-    /// A failure shown by one exchange. When every attempt of the
-    /// exchange met a transient failure, it proves nothing: the failure
-    /// is inconclusive.
-    pub fn fail(&self, e: &Exchange, message: impl Into<String>) -> Finding {
+    /// The claim the rule's cases test: its first. A judge shared by
+    /// several rules (the rows a page owes, every answer of the run)
+    /// fails it, so that a failure quotes the sentence of the case that
+    /// asked: a page size's, a filter's, a direction's.
+    pub fn main_claim(&self) -> &'static Claim {
+        &self.claims[0]
+    }
+
+    /// A failure of `claim` shown by one exchange. When every attempt of
+    /// the exchange met a transient failure, it proves nothing: the
+    /// failure is inconclusive.
+    pub fn fail(&self, claim: &'static Claim, e: &Exchange, message: impl Into<String>) -> Finding {
+        self.owns(claim);
         let http = &self.ctx.http;
         let message = message.into();
         let message = match (&e.transient, &e.outcome) {
@@ -184,6 +224,7 @@ impl Check<'_> {
         };
         Finding {
             message: http.text(&message, 2_000),
+            claim: Some(claim),
             inconclusive: e.transient.is_some(),
             input: None,
             evidence: Some(Box::new(Evidence {
@@ -196,14 +237,36 @@ impl Check<'_> {
         }
     }
 
-    /// A failure without an exchange.
-    pub fn note(&self, message: impl Into<String>) -> Finding {
+    /// A failure of `claim` without an exchange.
+    pub fn note(&self, claim: &'static Claim, message: impl Into<String>) -> Finding {
+        self.owns(claim);
+        Finding {
+            claim: Some(claim),
+            ..self.harness_bug(message)
+        }
+    }
+
+    /// A failure of the harness itself (a rule that panicked): it breaks
+    /// no claim, and says so.
+    pub fn harness_bug(&self, message: impl Into<String>) -> Finding {
         Finding {
             message: self.ctx.http.text(&message.into(), 2_000),
+            claim: None,
             inconclusive: false,
             input: None,
             evidence: None,
         }
+    }
+
+    /// A rule's failure names one of its own claims: the list a report
+    /// and COVERAGE.md show is the whole of what it holds a server to.
+    fn owns(&self, claim: &Claim) {
+        debug_assert!(
+            self.claims.contains(claim),
+            "{}: a failure names the claim {:?}, which the rule does not make",
+            self.rule,
+            claim.holds
+        );
     }
 
     /// A generated input, fit to show.
@@ -219,6 +282,8 @@ impl Check<'_> {
 pub struct Finding {
     /// What is wrong.
     pub message: String,
+    /// The claim it breaks; none for a failure of the harness itself.
+    pub claim: Option<&'static Claim>,
     /// True when the evidence is only transient failures: the server
     /// did not answer the question, so nothing is proven either way.
     pub inconclusive: bool,

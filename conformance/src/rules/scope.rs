@@ -6,10 +6,25 @@ use serde_json::Value;
 
 use super::observe::{Cases, Observed, Verdict, schema};
 use super::support::Judge;
-use super::{Check, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Level, Outcome, Rule, Run};
 use crate::contract::OpId;
 use crate::contract::subject::{Said, Subject};
 use crate::http::{Exchange, Request, show};
+
+const OWN_AGGREGATOR: Claim = Claim {
+    holds: "every record answered belongs to the aggregator of the path: the aggregator record is it, every aggregator_id names it",
+    says: &[
+        "Every operation is scoped to one aggregator, addressed by {aggregator-id} in the path, and authenticated with an aggregator access key.",
+    ],
+};
+const STRANGER_REFUSED: Claim = Claim {
+    holds: "an aggregator that is not the key's is never served: 401, or 404 error.not_found in its form",
+    says: &[
+        "Every operation is scoped to one aggregator, addressed by {aggregator-id} in the path, and authenticated with an aggregator access key.",
+        "Whether the key must belong to the aggregator named in the path: not shown.",
+        "Returns `data`: Aggregator. Errors: 404 error.not_found.",
+    ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -17,9 +32,7 @@ pub fn rules() -> Vec<Rule> {
             id: "scope.aggregator",
             level: Level::Required,
             source: "API.md What the service does (every operation is scoped to one aggregator, addressed by {aggregator-id} in the path); Aggregator, AccessKey, AggregatorMerchant, Transaction, WebhookEndpoint (aggregator_id)",
-            says: &[
-                "Every operation is scoped to one aggregator, addressed by {aggregator-id} in the path, and authenticated with an aggregator access key.",
-            ],
+            claims: &[OWN_AGGREGATOR],
             summary: "the aggregator record's token, and every aggregator_id of every record of every answer (later pages included), is the aggregator of the path",
             faults: &[Fault::ForeignAggregatorId, Fault::AnyAggregator],
             judges: &[Subject::Said(Said::Scope)],
@@ -29,10 +42,7 @@ pub fn rules() -> Vec<Rule> {
             id: "scope.unknown-aggregator",
             level: Level::Required,
             source: "API.md Aggregator (404 error.not_found); Authentication 2 and 4",
-            says: &[
-                "Whether the key must belong to the aggregator named in the path: not shown.",
-                "Returns `data`: Aggregator. Errors: 404 error.not_found.",
-            ],
+            claims: &[STRANGER_REFUSED],
             summary: "a well-formed aggregator id that is not the key's never succeeds, on every operation: 401, or 404 error.not_found",
             faults: &[Fault::AnyAggregator],
             judges: &[
@@ -91,6 +101,7 @@ fn unknown_aggregator(c: &Check<'_>) -> Outcome {
         };
         judge.check(ok, || {
             c.fail(
+                &STRANGER_REFUSED,
                 &e,
                 format!(
                     "aggregator {stranger} (not the key's): not 401 nor a bare 404 error.not_found"

@@ -150,10 +150,9 @@ impl Check<'_> {
                 Err(reason) => {
                     rejects += 1;
                     if rejects > 4_096 {
-                        return Outcome::judged(
-                            trees.len() as u64,
-                            vec![self.note(format!("could not generate cases: {reason}"))],
-                        );
+                        // The harness's strategy, not the server, is at
+                        // fault: the rule could not run.
+                        return Outcome::skipped(format!("could not generate cases: {reason}"));
                     }
                 }
             }
@@ -162,7 +161,15 @@ impl Check<'_> {
         let results = self.map(&values, |v| check(v));
         let cases = values.len() as u64;
         let proven = |r: &Result<(), Finding>| matches!(r, Err(f) if !f.inconclusive);
-        let Some(first) = results.iter().position(proven) else {
+        let failed: Vec<(usize, &Finding)> = results
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| match r {
+                Err(f) if !f.inconclusive => Some((i, f)),
+                _ => None,
+            })
+            .collect();
+        let Some(&earliest) = failed.first() else {
             // Nothing failed for sure: the cases that met only transient
             // failures, if any, make the property inconclusive.
             let unsure = results
@@ -175,15 +182,14 @@ impl Check<'_> {
         // Checked side by side, a case may have met another's effect (a
         // write to a faulty server): the one shrunk is the first that
         // fails again alone, when one does among the first few.
-        let first = results
+        let (first, finding) = failed
             .iter()
-            .enumerate()
-            .filter(|(_, r)| proven(r))
             .take(RECHECKED)
             .find(|(i, _)| proven(&check(&values[*i])))
-            .map_or(first, |(i, _)| i);
+            .copied()
+            .unwrap_or(earliest);
         let mut tree = trees.swap_remove(first);
-        let mut best = (values[first].clone_debug(), results[first].clone().err());
+        let mut best = (values[first].clone_debug(), finding.clone());
         // proptest's own shrinking walk, one request per step.
         if tree.simplify() {
             for _ in 0..MAX_SHRINK_STEPS {
@@ -198,7 +204,7 @@ impl Check<'_> {
                         }
                     }
                     Err(f) => {
-                        best = (format!("{:?}", tree.current()), Some(f));
+                        best = (format!("{:?}", tree.current()), f);
                         if !tree.simplify() {
                             break;
                         }
@@ -206,8 +212,7 @@ impl Check<'_> {
                 }
             }
         }
-        let (input, failure) = best;
-        let mut failure = failure.unwrap_or_else(|| self.note("the property failed"));
+        let (input, mut failure) = best;
         if failure.input.is_none() {
             failure.input = Some(self.shown_input(&input));
         }

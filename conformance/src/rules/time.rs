@@ -5,7 +5,7 @@ use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 
 use super::observe::{Cases, Observed, from_log, strings};
-use super::{Check, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use crate::contract::{Kind, OpId};
 
@@ -15,9 +15,12 @@ pub fn rules() -> Vec<Rule> {
             id: "time.rfc3339-utc",
             level: Level::Required,
             source: "API.md typing rule 4",
-            says: &[
+            claims: &[Claim {
+                holds: "a timestamp is an RFC 3339 UTC string",
+                says: &[
                 "Timestamps are RFC 3339 UTC strings; they carry seconds precision, and some carry fractional seconds.",
             ],
+            }],
             summary: "timestamps are RFC 3339 UTC strings, in every record of every answer",
             faults: &[Fault::OffsetTimestamps, Fault::UnlinkedMerchantBadTimestamp],
             judges: &[
@@ -30,7 +33,10 @@ pub fn rules() -> Vec<Rule> {
             id: "time.null-not-empty",
             level: Level::Required,
             source: "API.md typing rule 4",
-            says: &["Nullable timestamps are JSON null when unset."],
+            claims: &[Claim {
+                holds: "an unset nullable timestamp is null",
+                says: &["Nullable timestamps are JSON null when unset."],
+            }],
             summary: "nullable timestamps are JSON null when unset, never \"\"",
             faults: &[Fault::EmptyStringNull],
             judges: &[
@@ -43,7 +49,10 @@ pub fn rules() -> Vec<Rule> {
             id: "time.dates",
             level: Level::Required,
             source: "API.md typing rule 4 (alias dates)",
-            says: &["Alias dates are calendar dates (YYYY-MM-DD)."],
+            claims: &[Claim {
+                holds: "an alias date is a calendar date YYYY-MM-DD",
+                says: &["Alias dates are calendar dates (YYYY-MM-DD)."],
+            }],
             summary: "alias dates are calendar dates YYYY-MM-DD",
             faults: &[Fault::DatetimeAliasDates],
             judges: &[

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::observe::{Cases, Observed};
 use super::paging::fetch;
 use super::support::{Judge, text};
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{OpId, names};
 use crate::ctx::Sampled;
@@ -42,9 +42,12 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.cursor-bounds",
             level: Level::Observation,
             source: "WIRE.md Cursor pagination (next_cursor is the last row's id; the next page follows it)",
-            says: &[
+            claims: &[Claim {
+                holds: "a page after a cursor holds only ids beyond it",
+                says: &[
                 "The reference's examples show `next_cursor` equal to the `id` of the last row returned",
             ],
+            }],
             summary: "generated cursors (real ids, their neighbours, random numbers): a page holds only ids beyond the cursor",
             faults: &[Fault::CursorInclusive],
             judges: &[],
@@ -54,7 +57,10 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.limit-validation",
             level: Level::Observation,
             source: "WIRE.md Cursor pagination (negative or non-numeric limit: 400)",
-            says: &["negative or non-numeric: 400."],
+            claims: &[Claim {
+                holds: "a negative or non-numeric limit gets 400",
+                says: &["negative or non-numeric: 400."],
+            }],
             summary: "a negative or non-numeric limit gets 400",
             faults: &[Fault::NegativeLimitAccepted],
             judges: &[],
@@ -64,7 +70,10 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.rotation-revokes-old",
             level: Level::Observation,
             source: "WIRE.md Authentication in the mock (the old secret stops working at once)",
-            says: &["Rotating a key replaces its secret: the old one stops working at once."],
+            claims: &[Claim {
+                holds: "after a rotation the old secret gets 401",
+                says: &["Rotating a key replaces its secret: the old one stops working at once."],
+            }],
             summary: "after rotation the old secret gets 401",
             faults: &[
                 Fault::RotateKeepsOldSecret,
@@ -78,9 +87,12 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.export-validation",
             level: Level::Observation,
             source: "WIRE.md (settlement_batch_id and kind are required; 400 bare)",
-            says: &[
+            claims: &[Claim {
+                holds: "an export request without its required fields gets 400",
+                says: &[
                 "A missing required field or an unknown batch gets 400 error.bad_request (bare form).",
             ],
+            }],
             summary: "an export request without its required fields gets 400",
             faults: &[
                 Fault::ExportAcceptsEmptyBody,
@@ -94,9 +106,12 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.export-seeded",
             level: Level::Observation,
             source: "API.md Report export status (\"Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null). Other values and transitions: not shown.\")",
-            says: &[
+            claims: &[Claim {
+                holds: "a new export is REPORT_STATUS_SEEDED, attempts 1, finished_at null",
+                says: &[
                 "Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null). Other values and transitions: not shown.",
             ],
+            }],
             summary: "a new export is in the state API.md observed: REPORT_STATUS_SEEDED, attempts 1, finished_at null",
             faults: &[
                 Fault::ExportFinished,
@@ -120,12 +135,15 @@ fn answers() -> Vec<Rule> {
             id: "wire.title-fetch-owner",
             level: Level::Observation,
             source: "API.md Lookups (account title metadata for a till-code alias); AccountInfo (name, dba, mcc); Alias (merchant_id); RailMerchant (name; additional_details dba, mcc)",
-            says: &[
+            claims: &[Claim {
+                holds: "a title fetch by an alias's till code answers with its rail merchant's holder name, dba and mcc",
+                says: &[
                 "account title metadata for a till-code alias.",
                 "| name | string | account holder name |",
                 "| dba | string | may be empty |",
                 "| merchant_id | string | rail merchant (mer_) |",
             ],
+            }],
             summary: "a title fetch by the till code of the alias read answers with the holder name, dba and mcc of the alias's rail merchant. An observation: API.md ties the answer to the alias only through these fields, and they may legally differ (an account's holder is not said to be the merchant, and dba and mcc \"may be empty\"), so with the one alias a tester knows, another alias's account cannot be told from this one's",
             faults: &[
                 Fault::RailMerchantWrongRecord,
@@ -139,7 +157,10 @@ fn answers() -> Vec<Rule> {
             id: "wire.unknown-id-404",
             level: Level::Observation,
             source: "WIRE.md Status codes and errors (a well-formed ID that does not exist gets 404)",
-            says: &["a well-formed ID that does not exist gets 404."],
+            claims: &[Claim {
+                holds: "an unknown id of the right shape gets 404 in the bare form",
+                says: &["a well-formed ID that does not exist gets 404."],
+            }],
             summary: "an unknown rail merchant or alias id of the right shape gets 404 in the bare form",
             faults: &[
                 Fault::UnknownAliasFound,
@@ -156,7 +177,10 @@ fn answers() -> Vec<Rule> {
             id: "wire.success-200",
             level: Level::Observation,
             source: "WIRE.md Status codes (success: 200 everywhere; API.md allows any 2xx)",
-            says: &["Success: 200 everywhere in the mock"],
+            claims: &[Claim {
+                holds: "a success is 200",
+                says: &["Success: 200 everywhere in the mock"],
+            }],
             summary: "success answers are 200 (the charges aside: status.charges-200 requires it)",
             faults: &[Fault::Success201],
             judges: &[],
@@ -166,7 +190,12 @@ fn answers() -> Vec<Rule> {
             id: "wire.content-type-json",
             level: Level::Observation,
             source: "common practice (JSON bodies labelled application/json)",
-            says: &[],
+            claims: &[Claim {
+                holds: "a response is labelled Content-Type: application/json",
+                says: &[
+                "RFC 8259 section 11: The media type for JSON text is application/json.",
+            ],
+            }],
             summary: "every response is labelled Content-Type: application/json",
             faults: &[
                 Fault::ContentTypeText,
@@ -180,7 +209,10 @@ fn answers() -> Vec<Rule> {
             id: "wire.unique-members",
             level: Level::Observation,
             source: "RFC 8259 section 4 (\"The names within an object SHOULD be unique.\")",
-            says: &[],
+            claims: &[Claim {
+                holds: "no object names a member twice",
+                says: &["RFC 8259 section 4: The names within an object SHOULD be unique."],
+            }],
             summary: "no object names a member twice, even with the same value (body.one-meaning requires it where the values differ)",
             faults: &[Fault::DuplicateCount],
             judges: &[],
@@ -190,9 +222,12 @@ fn answers() -> Vec<Rule> {
             id: "wire.payout-shape",
             level: Level::Observation,
             source: "WIRE.md Cursor pagination (the reference's payout element)",
-            says: &[
+            claims: &[Claim {
+                holds: "a payout has the reference's shape",
+                says: &[
                 "`only_settlement_txns=true` returns payouts in `settlement_transactions` (reference element: id, token with prefix `stxn_`",
             ],
+            }],
             summary: "payouts carry stxn_ tokens, sb_ batch tokens, paisa amounts and acct_ accounts, and the client decodes them",
             faults: &[Fault::PayoutPrefix],
             judges: &[],
@@ -202,10 +237,13 @@ fn answers() -> Vec<Rule> {
             id: "wire.paging-names",
             level: Level::Observation,
             source: "API.md Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); Refunds (the pagination parameters are not shown); WIRE.md offset pagination (`limit`, `offset`)",
-            says: &[
+            claims: &[Claim {
+                holds: "an offset list reads WIRE.md's limit and offset",
+                says: &[
                 "a parameter given only by its purpose has a wire name that is not shown.",
                 "the pagination parameters are not shown",
             ],
+            }],
             summary: "an offset list whose paging parameters API.md gives by purpose only reads WIRE.md's `limit` and `offset`; one that reads neither a bad value nor another value of a name names it otherwise, and the rules that need it do not apply to that list",
             faults: &[Fault::PagingUnread],
             judges: &[Subject::Param(on::offset_named_by_wire)],
@@ -215,7 +253,10 @@ fn answers() -> Vec<Rule> {
             id: "wire.filter-names",
             level: Level::Observation,
             source: "API.md Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); WIRE.md query parameter wire names",
-            says: &["a parameter given only by its purpose has a wire name that is not shown."],
+            claims: &[Claim {
+                holds: "a filter API.md gives by purpose only is read under WIRE.md's name",
+                says: &["a parameter given only by its purpose has a wire name that is not shown."],
+            }],
             summary: "every filter API.md gives by purpose only is read under WIRE.md's name: a value of the server's own data that keeps none of the first page's first row under any reading of the filter leaves that row out, or is refused; a filter the server does not read under that name is judged by no required rule",
             faults: &[
                 Fault::OffsetTimestamps,
@@ -302,6 +343,7 @@ fn cursor_bounds(c: &Check<'_>) -> Outcome {
         }) {
             None => Ok(()),
             Some(id) => Err(c.fail(
+                c.main_claim(),
                 &p.e,
                 format!("cursor {cursor} {direction}: the page holds id {id}"),
             )),
@@ -322,6 +364,7 @@ fn limit_validation(c: &Check<'_>) -> Outcome {
     })) {
         judge.check(p.e.status() == Some(400), || {
             c.fail(
+                c.main_claim(),
                 &p.e,
                 format!("{}: limit={bad} not refused with 400", list.source.label),
             )
@@ -359,7 +402,7 @@ fn revokes_old(c: &Check<'_>) -> Outcome {
     // A real credential: sent, never shown.
     let e = c.send(Request::to(OpId::Ledger).auth(Auth::Secret(old.clone())));
     judge.check(e.status() == Some(401), || {
-        c.fail(&e, "the old secret still works after rotation")
+        c.fail(c.main_claim(), &e, "the old secret still works after rotation")
     });
     judge.outcome()
 }
@@ -379,6 +422,7 @@ fn export_seeded(c: &Check<'_>) -> Outcome {
         for (field, ok) in seen {
             judge.check(ok, || {
                 c.fail(
+                    c.main_claim(),
                     e,
                     format!(
                         "report_export.{field} is {}, not as API.md observed a new export",
@@ -421,6 +465,7 @@ fn export_validation(c: &Check<'_>) -> Outcome {
             e.status() == Some(400) && code == Some("error.bad_request"),
             || {
                 c.fail(
+                    c.main_claim(),
                     e,
                     format!("body {body}: not refused with a bare 400 error.bad_request"),
                 )
@@ -442,7 +487,7 @@ fn unknown_id_404(c: &Check<'_>) -> Outcome {
         } else {
             Some(format!("answered {:?}, not 404", e.status()))
         };
-        judge.check(why.is_none(), || c.fail(&e, why.unwrap_or_default()));
+        judge.check(why.is_none(), || c.fail(c.main_claim(), &e, why.unwrap_or_default()));
     }
     judge.outcome()
 }
@@ -479,6 +524,7 @@ fn payouts(c: &Check<'_>) -> Outcome {
             && aggpay::SettlementPayout::deserialize(p).is_ok_and(|p| reference_payout(&p));
         judge.check(ok, || {
             c.fail(
+                c.main_claim(),
                 e,
                 format!("payout {} differs from the reference's shape", p["token"]),
             )
@@ -534,6 +580,7 @@ fn paging_names(c: &Check<'_>) -> Outcome {
 /// The finding that `list` does not read the names `n` shows.
 fn not_read(c: &Check<'_>, list: &ListModel, n: &NamedOtherwise) -> Finding {
     c.fail(
+        c.main_claim(),
         &n.evidence,
         format!(
             "{} does not read {}: {}",
@@ -614,6 +661,7 @@ fn title_fetch_owner(c: &Check<'_>) -> Outcome {
         }
         judge.check(got == want, || {
             c.fail(
+                c.main_claim(),
                 &answers[0],
                 format!(
                     "the till code {value:?} of alias {} was answered with {field} {got:?}, but the alias's merchant {merchant} gives {want:?}: perhaps another alias's account",

@@ -10,22 +10,27 @@ use serde_json::{Value, json};
 
 use super::forms::{Carrier, NearMiss, near_misses};
 use super::support::{Judge, text};
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::Subject;
 use crate::contract::{At, BodyField, Effect, OPS, OpId, Place};
 use crate::http::{Exchange, Request};
 use crate::model::Picker;
+
+const NAMED_TARGET: Claim = Claim {
+    holds: "a write naming a record one slip from a known one is refused, or carried out on the very value named",
+    says: &[
+            "| settlement_batch_id | string | batch token to export |",
+            "| merchant_id | string | optional; rail merchant (mer_) for kind REPORT_KIND_MERCHANT; empty for REPORT_KIND_BATCH |",
+            "Rotates the key and returns `data`: AccessKey with the new secret.",
+        ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "writes.named-target",
         level: Level::Required,
         source: "API.md Settlements (the report export's body: the batch token to export, the rail merchant of a merchant export); Access keys (rotates the key of the path)",
-        says: &[
-            "| settlement_batch_id | string | batch token to export |",
-            "| merchant_id | string | optional; rail merchant (mer_) for kind REPORT_KIND_MERCHANT; empty for REPORT_KIND_BATCH |",
-            "Rotates the key and returns `data`: AccessKey with the new secret.",
-        ],
+        claims: &[NAMED_TARGET, super::errors::NO_SERVER_ERROR],
         summary: "every write, with every record it names (the key of a rotation's path, the batch and the merchant of an export's body) one slip away from a known one: refused, or carried out on the very value named; never on another record",
         faults: &[
             Fault::RotateUnknownActs,
@@ -152,13 +157,29 @@ fn named_target(c: &Check<'_>) -> Outcome {
 /// A write refused, or done on exactly what it named.
 fn judge_write(c: &Check<'_>, e: &Exchange, case: &Case) -> Result<(), Finding> {
     match e.status() {
-        None => return Err(c.fail(e, format!("{}: no answer", case.what))),
-        Some(s) if s >= 500 => return Err(c.fail(e, format!("{}: answered {s}", case.what))),
+        None => {
+            return Err(c.fail(
+                &super::errors::NO_SERVER_ERROR,
+                e,
+                format!("{}: no answer", case.what),
+            ));
+        }
+        Some(s) if s >= 500 => {
+            return Err(c.fail(
+                &super::errors::NO_SERVER_ERROR,
+                e,
+                format!("{}: answered {s}", case.what),
+            ));
+        }
         _ if !e.success() => return Ok(()),
         _ => {}
     }
     let Some(data) = e.data() else {
-        return Err(c.fail(e, format!("{}: a success without data", case.what)));
+        return Err(c.fail(
+            &NAMED_TARGET,
+            e,
+            format!("{}: a success without data", case.what),
+        ));
     };
     for (path, want) in &case.named {
         let at = path.iter().try_fold(data, |v, k| v.get(k));
@@ -171,6 +192,7 @@ fn judge_write(c: &Check<'_>, e: &Exchange, case: &Case) -> Result<(), Finding> 
         };
         if !got.contains(&want.as_str()) {
             return Err(c.fail(
+                &NAMED_TARGET,
                 e,
                 format!(
                     "{}: carried out on {:?}, not on the value named",
