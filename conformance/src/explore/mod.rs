@@ -529,7 +529,9 @@ impl<'a> Explorer<'a> {
     }
 }
 
-/// IBAN answers that IBAN.
+/// A read answers for the value it named: an IBAN lookup for that IBAN,
+/// a read with an id in its path for that id (the table's `answers_for`
+/// field); what it answers then holds to API.md's state-bound statements.
 fn answers_for(c: &Check<'_>, op: OpId, value: &str, e: &Exchange) -> Result<(), Finding> {
     let (claim, field) = match op {
         OpId::AccountInfo if e.request.query_value(names::IBAN).is_some() => {
