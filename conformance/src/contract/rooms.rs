@@ -204,6 +204,15 @@ pub const ROOMS: &[Room] = &[
         "a list whose page at offset n repeats its first page is asked at offset 1, at page size 1 and with `offset=x` and `limit=x`: a name the server refuses a bad value of, or answers differently for, is read and held to what API.md says (`offset.pages`, `offset.limit`); a name it does not read at all is reported by the observation `wire.paging-names`, and the rules that need it judge only that list's first page (the QR list's `offset`, which API.md names, is always read)",
     ),
     room(
+        "cursor-paging-names",
+        "Settlements: \"cursor-paginated list of batches. Query (purpose only)\"; batch transactions: \"cursor (purpose only)\", \"page size (purpose only)\", \"sort direction (purpose only)\"; Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
+        &[
+            "WIRE.md's `cursor`, `limit` and `direction`",
+            "other names (`after`, `page_size`, `sort`, ...), WIRE.md's not read at all",
+        ],
+        "the model's own read of each cursor list shows what it reads, at no request of its own: a first page asked `direction=ASC` that comes in descending ids does not read the direction; one asked `limit=100` that holds the default 30 rows of a list counting more does not read the page size; the page asked with the first page's `next_cursor` that repeats the first does not read the cursor. A name it does not read is reported by the observation `wire.paging-names`, and the rules that send it skip that list (`cursor.max-limit`, `cursor.order`, `cursor.walk`, `cursor.end`) or judge its first page in its default order and size (`filters.*`, `near.filters`, `cursor.only-settlement-txns`, `own.back-to-back`)",
+    ),
+    room(
         "filter-names",
         "Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
         &[

@@ -227,9 +227,13 @@ pub mod on {
         p.role == Role::Direction && !cursor_list(op)
     }
 
-    /// An offset whose name API.md gives by purpose only (WIRE.md names it).
-    pub fn offset_named_by_wire(_: &Op, p: &Param) -> bool {
-        p.role == Role::Offset && p.named == Named::Wire
+    /// A paging parameter (offset, page size, cursor, direction) whose
+    /// name API.md gives by purpose only (WIRE.md names it).
+    pub fn paging_named_by_wire(_: &Op, p: &Param) -> bool {
+        matches!(
+            p.role,
+            Role::Offset | Role::Limit { .. } | Role::Cursor | Role::Direction
+        ) && p.named == Named::Wire
     }
 
     /// A filter whose name API.md gives by purpose only (WIRE.md names

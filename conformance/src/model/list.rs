@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::contract::{Named, Op, Paging, Role, names};
+use crate::contract::{Op, Paging, names};
 use crate::http::{Exchange, Http, Request, show};
 
 /// Rows asked per page when reading a model.
@@ -150,9 +150,9 @@ pub struct NamedOtherwise {
 /// A page's rows and counts, if it is a success with rows.
 pub(super) struct Page {
     pub(super) rows: Vec<Value>,
-    count: Option<u64>,
+    pub(super) count: Option<u64>,
     total: Option<u64>,
-    next: Option<String>,
+    pub(super) next: Option<String>,
 }
 
 pub(super) fn page_of(e: &Exchange, source: &Source) -> Result<Page, Unread> {
@@ -242,6 +242,11 @@ impl ListModel {
             .all(|n| !n.names.contains(&name))
     }
 
+    /// Whether the server reads every parameter named in `query`.
+    pub fn reads_all(&self, query: &[(String, String)]) -> bool {
+        query.iter().all(|(k, _)| self.reads(k))
+    }
+
     /// The filters of this list the server reads.
     pub fn read_filters(&self) -> impl Iterator<Item = &'static crate::contract::Param> + '_ {
         self.source.op.filters().filter(|p| self.reads(p.wire))
@@ -310,47 +315,74 @@ impl ListModel {
 
 /// A cursor list: ascending pages of 100 to the end when it is small;
 /// otherwise two pages from each end, and one from the middle when the
-/// server's cursors are row ids.
+/// server's cursors are row ids. Beside the first page, pages of one and
+/// two rows ask whether the server reads the page size and give a cursor
+/// past the first row; the pages read show whether it reads the
+/// direction and the cursor (`paging_names::Cursor`).
+/// A list that does not read one of them is read as far as the names it
+/// reads take it.
 fn read_cursor(http: &Http, source: Source) -> ListModel {
     let mut model = ListModel::new(source);
     let base = model.source.request();
-    let ascending = |cursor: Option<&str>| {
+    let ascending = |cursor: Option<&str>, limit: u64| {
         let mut r = base
             .clone()
             .q(names::DIRECTION, "ASC")
-            .q(names::LIMIT, PAGE);
+            .q(names::LIMIT, limit);
         if let Some(c) = cursor {
             r = r.q(names::CURSOR, c);
         }
         r
     };
-    let Some(page) = model.first_page(http.send(ascending(None))) else {
+    let mut firsts = http.pool().map(
+        &[
+            ascending(None, PAGE),
+            ascending(None, 1),
+            ascending(None, 2),
+        ],
+        |r| http.send(r.clone()),
+    );
+    let two = firsts.pop().and_then(|e| page_of(&e, &model.source).ok());
+    let one = firsts.pop().and_then(|e| page_of(&e, &model.source).ok());
+    let Some(page) = firsts.pop().and_then(|e| model.first_page(e)) else {
         return model;
     };
     model.count = page.count;
     model.total = page.total;
+    let mut unread =
+        super::paging_names::Cursor::of_first_pages(&model.source, &page, one.as_ref());
+    let size = unread.page_size(&model.source, PAGE);
     let promised = page.count.unwrap_or(0);
     let pages_allowed = if promised > CURSOR_WHOLE {
         WINDOW_PAGES
     } else {
-        (CURSOR_WHOLE / PAGE) as usize + 1
+        (CURSOR_WHOLE / size) as usize + 1
     };
     let mut cursors = std::collections::HashSet::new();
     let mut current = page;
+    let mut fetched = 1;
     loop {
-        note_cursor(&mut model, &current);
-        let short = (current.rows.len() as u64) < PAGE;
+        note_cursor(&mut model, &current, size);
+        let short = (current.rows.len() as u64) < size;
         let next = current.next.clone().unwrap_or_default();
         model.head.extend(current.rows);
         if short || next.is_empty() || next == "0" {
             model.complete = true;
             break;
         }
-        if !cursors.insert(next.clone()) || model.pages.len() >= pages_allowed {
+        if !cursors.insert(next.clone()) || fetched >= pages_allowed {
             break;
         }
-        let e = http.send(ascending(Some(&next)));
+        let e = http.send(ascending(Some(&next), PAGE));
+        fetched += 1;
         match page_of(&e, &model.source) {
+            Ok(p)
+                if fetched == 2
+                    && unread.cursor_repeated(&model.source, &p, &model.head, &next) =>
+            {
+                model.pages.push(e);
+                break;
+            }
             Ok(p) => {
                 model.pages.push(e);
                 current = p;
@@ -362,20 +394,44 @@ fn read_cursor(http: &Http, source: Source) -> ListModel {
             }
         }
     }
+    // A list read in one page showed nothing of its cursor: the page
+    // after the two-row page's cursor does. It repeats that page when the
+    // cursor is not read; a cursor past the first row tells that apart
+    // from a page that starts at its cursor's own row.
+    if fetched == 1
+        && model.head.len() >= 2
+        && let Some(two) = &two
+        && let Some(next) = two.next.as_deref().filter(|n| !n.is_empty() && *n != "0")
+    {
+        let e = http.send(ascending(Some(next), 2));
+        if let Ok(after) = page_of(&e, &model.source) {
+            unread.cursor_repeated(&model.source, &after, &two.rows, next);
+        }
+    }
+    // Served in the server's own order when it does not read the
+    // direction: known ascending, as every other list.
+    if !unread.reads(names::DIRECTION) {
+        model.head.sort_by_key(id_of);
+    }
     dedupe_ascending(&mut model.head);
     if model.complete {
         model.len = Some(model.head.len() as u64);
-        return model;
+    } else {
+        model.len = model.count;
     }
-    model.len = model.count;
-    read_cursor_windows(http, &mut model);
+    let evidence = model.pages.last().cloned();
+    match (unread.into_named_otherwise(evidence), model.complete) {
+        (Some(otherwise), _) => model.named_otherwise = Some(otherwise),
+        (None, false) => read_cursor_windows(http, &mut model),
+        (None, true) => {}
+    }
     model
 }
 
 /// Remembers whether the server's cursor was the page's last row id.
-fn note_cursor(model: &mut ListModel, page: &Page) {
+fn note_cursor(model: &mut ListModel, page: &Page, size: u64) {
     if let (Some(last), Some(next)) = (page.rows.last(), &page.next)
-        && (page.rows.len() as u64) == PAGE
+        && (page.rows.len() as u64) == size
         && id_of(last).map(|i| i.to_string()).as_deref() != Some(next.as_str())
     {
         model.id_cursors = false;
@@ -490,7 +546,7 @@ fn read_offset(http: &Http, source: Source) -> ListModel {
             }
             match page_of(&e, &model.source) {
                 Ok(p) if *o == step && repeats_first(&p.rows, &model.head) => {
-                    if let Some(otherwise) = named_otherwise(http, &model, &e) {
+                    if let Some(otherwise) = super::paging_names::offset(http, &model, &e) {
                         // Only the first page is known: every offset
                         // answers it. It is not taken for the whole list
                         // even when the count says so, as the count may
@@ -530,72 +586,11 @@ fn read_offset(http: &Http, source: Source) -> ListModel {
 }
 
 /// Whether a page starts with the first page's first row.
-fn repeats_first(rows: &[Value], first: &[Value]) -> bool {
+pub(super) fn repeats_first(rows: &[Value], first: &[Value]) -> bool {
     match (rows.first(), first.first()) {
         (Some(a), Some(b)) => token_key(a) == token_key(b),
         _ => false,
     }
-}
-
-/// Asks whether the server reads `limit` and `offset` on a list whose
-/// page at offset `step` repeated its first page: the list at offset 1,
-/// at page size 1, and with a value of each that is not a number. A
-/// name is read when its value changes the answer or a bad value of it
-/// is refused; `None` when `offset` is read (the offset rules judge what
-/// it does), or when API.md shows the name `offset` for this list.
-fn named_otherwise(http: &Http, model: &ListModel, repeated: &Exchange) -> Option<NamedOtherwise> {
-    let shown = |role: fn(&Role) -> bool| {
-        model
-            .source
-            .op
-            .role(role)
-            .is_some_and(|p| p.named == Named::Api)
-    };
-    if shown(|r| *r == Role::Offset) {
-        return None;
-    }
-    let base = model.source.request();
-    let probes = [
-        base.clone().q(names::LIMIT, PAGE).q(names::OFFSET, 1),
-        base.clone().q(names::LIMIT, 1).q(names::OFFSET, 0),
-        base.clone().q(names::LIMIT, PAGE).q(names::OFFSET, "x"),
-        base.clone().q(names::LIMIT, "x").q(names::OFFSET, 0),
-    ];
-    let answers = http.pool().map(&probes, |r| http.send(r.clone()));
-    let [at_one, one, bad_offset, bad_limit] = &answers[..] else {
-        unreachable!("four probes, four answers")
-    };
-    let rows = |e: &Exchange| page_of(e, &model.source).ok().map(|p| p.rows);
-    let refused = |e: &Exchange| e.status() == Some(400);
-    let first = &model.head;
-    let offset_read = refused(bad_offset)
-        || rows(at_one).is_some_and(|r| first.len() > 1 && !repeats_first(&r, first));
-    if offset_read {
-        return None;
-    }
-    let limit_read = shown(|r| matches!(r, Role::Limit { .. }))
-        || refused(bad_limit)
-        || rows(one).is_some_and(|r| first.len() > 1 && r.len() != first.len());
-    let mut names = vec![names::OFFSET];
-    if !limit_read {
-        names.push(names::LIMIT);
-    }
-    Some(NamedOtherwise {
-        seen: format!(
-            "the page at offset {} repeats the first, offset 1 answers it too, offset=x is not refused{}",
-            first.len(),
-            if limit_read {
-                String::new()
-            } else {
-                format!(
-                    ", limit 1 answers {} rows and limit=x is not refused",
-                    rows(one).map_or(0, |r| r.len())
-                )
-            }
-        ),
-        names,
-        evidence: Box::new(repeated.clone()),
-    })
 }
 
 fn read_offset_windows(http: &Http, model: &mut ListModel, count: u64) {

@@ -12,6 +12,7 @@ pub mod expect;
 mod filter_names;
 pub mod invariants;
 mod list;
+mod paging_names;
 mod pick;
 pub mod writes;
 

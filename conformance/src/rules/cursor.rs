@@ -7,7 +7,7 @@ use aggpay_mock::Fault;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use super::paging::{Got, due, fetch, judge_rows, judge_walk, walk};
+use super::paging::{Got, due, fetch, judge_rows, judge_walk, reading, walk, why_none};
 use super::support::Judge;
 use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::Role;
@@ -251,7 +251,10 @@ fn default_limit(c: &Check<'_>) -> Outcome {
                 Some("ASC"),
             ),
         ] {
-            cases.push((list, query(&q), direction));
+            let q = query(&q);
+            if list.reads_all(&q) {
+                cases.push((list, q, direction));
+            }
         }
     }
     let results = c.map(&cases, |(list, q, direction)| {
@@ -274,8 +277,13 @@ fn max_limit(c: &Check<'_>) -> Outcome {
         "18446744073709551615",
         "99999999999999999999999",
     ];
+    let lists = cursor_lists(c);
+    let reading = reading(&lists, &[names::LIMIT, names::DIRECTION]);
+    if reading.is_empty() {
+        return Outcome::skipped(why_none(&lists, "cursor"));
+    }
     let mut cases = Vec::new();
-    for (i, list) in cursor_lists(c).into_iter().enumerate() {
+    for (i, list) in reading.into_iter().enumerate() {
         // Every size on the batches; on the other lists, the edges.
         for limit in limits
             .iter()
@@ -310,9 +318,10 @@ fn max_limit(c: &Check<'_>) -> Outcome {
 }
 
 fn order(c: &Check<'_>) -> Outcome {
-    let lists = cursor_lists(c);
+    let all = cursor_lists(c);
+    let lists = reading(&all, &[names::DIRECTION, names::LIMIT]);
     if lists.is_empty() {
-        return Outcome::skipped("no cursor list could be read");
+        return Outcome::skipped(why_none(&all, "cursor"));
     }
     let n = lists.len();
     let directions = prop_oneof![
@@ -361,9 +370,17 @@ fn walks_of(list: &ListModel) -> Vec<(&'static str, Option<u64>, u64)> {
     ]
 }
 
+/// The paging names a walk sends.
+const WALKED_BY: &[&str] = &[names::DIRECTION, names::LIMIT, names::CURSOR];
+
 fn walks(c: &Check<'_>) -> Outcome {
+    let all = cursor_lists(c);
+    let lists = reading(&all, WALKED_BY);
+    if lists.is_empty() {
+        return Outcome::skipped(why_none(&all, "cursor"));
+    }
     let mut cases = Vec::new();
-    for list in cursor_lists(c) {
+    for list in lists {
         for (direction, limit, pages) in walks_of(list) {
             cases.push((list, direction, limit, pages));
         }
@@ -566,9 +583,19 @@ fn only_settlement_txns(c: &Check<'_>) -> Outcome {
         (None, txns, "settlement_transactions"),
     ];
     let results = c.map(&cases, |(flag, list, empty)| {
-        let mut r = Request::get(list.source.path.clone())
-            .q(names::DIRECTION, "ASC")
-            .q(names::LIMIT, 100);
+        // Ascending pages of 100 where the list reads those names; its
+        // default order and page size where it names them otherwise.
+        let mut r = Request::get(list.source.path.clone());
+        let direction = list.reads(names::DIRECTION).then_some("ASC");
+        if let Some(d) = direction {
+            r = r.q(names::DIRECTION, d);
+        }
+        let rows = if list.reads(names::LIMIT) {
+            r = r.q(names::LIMIT, 100);
+            100
+        } else {
+            super::paging::default_page_size(list).unwrap_or(100)
+        };
         if let Some(f) = flag {
             r = r.q(names::ONLY_SETTLEMENT_TXNS, f);
         }
@@ -596,7 +623,7 @@ fn only_settlement_txns(c: &Check<'_>) -> Outcome {
             c,
             &got,
             list,
-            &due(list, &[], Some("ASC")).slice(0, 100),
+            &due(list, &[], direction).slice(0, rows),
             &asked,
         )
     });
@@ -618,7 +645,11 @@ fn exact_limit(count: u64) -> Option<u64> {
 }
 
 fn end(c: &Check<'_>) -> Outcome {
-    let lists = cursor_lists(c);
+    let all = cursor_lists(c);
+    let lists = reading(&all, WALKED_BY);
+    if lists.is_empty() {
+        return Outcome::skipped(why_none(&all, "cursor"));
+    }
     let jobs: Vec<(&ListModel, &str)> = lists
         .iter()
         .flat_map(|l| [(*l, "ASC"), (*l, "DESC")])

@@ -177,6 +177,9 @@ pub(super) fn judge(
                 })
                 .collect()
         }
+        // A list that names its paging parameters otherwise: its first
+        // page, in its default order and size.
+        Paging::Cursor if !list.reads_all(&walked_by()) => vec![first_page(c, list, given)],
         Paging::Cursor => {
             let direction = if pick.below(2) == 0 { "ASC" } else { "DESC" };
             let mut query: Vec<(String, String)> = given.iter().flat_map(Given::pairs).collect();
@@ -201,6 +204,7 @@ pub(super) fn judge_page(c: &Check<'_>, list: &ListModel, given: &[Given]) -> Re
     let limit = 100.min(list.cap as usize).max(1);
     match list.source.paging() {
         Paging::Offset => offset_case(c, list, given, Order::Forward, &[], 0, limit).map(|_| ()),
+        Paging::Cursor if !list.reads(names::LIMIT) => first_page(c, list, given),
         Paging::Cursor => {
             let mut query: Vec<(String, String)> = given.iter().flat_map(Given::pairs).collect();
             query.push((names::LIMIT.into(), limit.to_string()));
@@ -210,6 +214,26 @@ pub(super) fn judge_page(c: &Check<'_>, list: &ListModel, given: &[Given]) -> Re
             super::paging::judge_rows(c, &got, list, &expected.slice(0, limit), &what)
         }
     }
+}
+
+/// The paging names a cursor walk sends, as a query.
+fn walked_by() -> Vec<(String, String)> {
+    [names::DIRECTION, names::LIMIT, names::CURSOR]
+        .iter()
+        .map(|n| ((*n).to_owned(), String::new()))
+        .collect()
+}
+
+/// `given` on a cursor list's first page asked with no paging parameter:
+/// the rows it keeps, in the default order (DESC), the default page size
+/// of them (Limits).
+fn first_page(c: &Check<'_>, list: &ListModel, given: &[Given]) -> Result<(), Finding> {
+    let query: Vec<(String, String)> = given.iter().flat_map(Given::pairs).collect();
+    let what = format!("{}?{}", list.source.label, query_text(&query));
+    let got = super::paging::fetch(c, &list.source, &query);
+    let expected = due(list, given, None);
+    let size = super::paging::default_page_size(list).unwrap_or(100);
+    super::paging::judge_rows(c, &got, list, &expected.slice(0, size), &what)
 }
 
 fn run(c: &Check<'_>, cases: Vec<(&ListModel, Vec<Given>)>) -> Outcome {

@@ -104,38 +104,14 @@ pub(super) fn offset_lists<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
         .collect()
 }
 
-/// The offset lists that read the paging parameter `name`: a list that
-/// names it otherwise (API.md gives it by purpose only) is not judged by
-/// what that name does (`wire.paging-names` reports it).
+/// The offset lists that read the paging parameter `name`.
 fn reading<'a>(c: &Check<'a>, name: &str) -> Vec<&'a ListModel> {
-    offset_lists(c)
-        .into_iter()
-        .filter(|l| l.reads(name))
-        .collect()
+    super::paging::reading(&offset_lists(c), &[name])
 }
 
-/// Why no case was left: no offset list was read, or those read name
-/// their paging parameters otherwise.
+/// Why no case was left.
 fn none_left(c: &Check<'_>) -> String {
-    let otherwise: Vec<String> = offset_lists(c)
-        .iter()
-        .filter_map(|l| {
-            let n = l.named_otherwise.as_ref()?;
-            Some(format!(
-                "{} does not read {}",
-                l.source.label,
-                n.names.join(" or ")
-            ))
-        })
-        .collect();
-    if otherwise.is_empty() {
-        "no offset list could be read".to_owned()
-    } else {
-        format!(
-            "not applicable: {} (API.md gives those names by purpose only; see wire.paging-names)",
-            otherwise.join("; ")
-        )
-    }
+    super::paging::why_none(&offset_lists(c), "offset")
 }
 
 fn run<T: Sync>(

@@ -59,6 +59,51 @@ pub struct Got {
     pub next: Option<String>,
 }
 
+/// The lists of `lists` that read every paging name of `needed`. A list
+/// that shows it names one otherwise (API.md gives it by purpose only) is
+/// not judged by what that name does: `wire.paging-names` reports it.
+pub fn reading<'a>(lists: &[&'a ListModel], needed: &[&str]) -> Vec<&'a ListModel> {
+    lists
+        .iter()
+        .filter(|l| needed.iter().all(|n| l.reads(n)))
+        .copied()
+        .collect()
+}
+
+/// The rows a page of `list` holds when no page size is asked (cursor
+/// lists: 30, Limits); `None` where API.md gives no default.
+pub fn default_page_size(list: &ListModel) -> Option<usize> {
+    list.source.op.params.iter().find_map(|p| match p.role {
+        crate::contract::Role::Limit { default, .. } => default.map(|d| d as usize),
+        _ => None,
+    })
+}
+
+/// Why a rule has no case left over `lists` (of `kind`, "offset" or
+/// "cursor"): none was read, or those read name their paging parameters
+/// otherwise.
+pub fn why_none(lists: &[&ListModel], kind: &str) -> String {
+    let otherwise: Vec<String> = lists
+        .iter()
+        .filter_map(|l| {
+            let n = l.named_otherwise.as_ref()?;
+            Some(format!(
+                "{} does not read {}",
+                l.source.label,
+                n.names.join(" or ")
+            ))
+        })
+        .collect();
+    if otherwise.is_empty() {
+        format!("no {kind} list could be read")
+    } else {
+        format!(
+            "not applicable: {} (API.md gives those names by purpose only; see wire.paging-names)",
+            otherwise.join("; ")
+        )
+    }
+}
+
 /// Sends `query` to `source`'s list (its base query first).
 pub fn fetch(c: &Check<'_>, source: &Source, query: &[(String, String)]) -> Got {
     let e = c.send(source.request().with_query(query));

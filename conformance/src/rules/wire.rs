@@ -16,14 +16,15 @@ use crate::ctx::Sampled;
 use crate::http::{Auth, Request};
 use crate::model::{ListModel, NamedOtherwise, id_of};
 
-/// The cursor lists observed: the batches and the largest transactions.
-fn lists<'a>(c: &Check<'a>) -> Vec<&'a ListModel> {
+/// The cursor lists observed (the batches and the largest transactions)
+/// that read the paging names `needed`.
+fn lists<'a>(c: &Check<'a>, needed: &[&str]) -> Vec<&'a ListModel> {
     let model = &c.ctx.model;
     model
         .list(OpId::Batches)
         .into_iter()
         .chain(model.transaction_lists().first().copied())
-        .filter(|l| l.usable().is_ok())
+        .filter(|l| l.usable().is_ok() && needed.iter().all(|n| l.reads(n)))
         .collect()
 }
 
@@ -47,7 +48,7 @@ pub fn rules() -> Vec<Rule> {
                 says: &[
                 "The reference's examples show `next_cursor` equal to the `id` of the last row returned",
             ],
-            }],
+            }, super::paging::ROWS_ANSWERED],
             summary: "generated cursors (real ids, their neighbours, random numbers): a page holds only ids beyond the cursor",
             faults: &[Fault::CursorInclusive],
             judges: &[],
@@ -236,17 +237,17 @@ fn answers() -> Vec<Rule> {
         Rule {
             id: "wire.paging-names",
             level: Level::Observation,
-            source: "API.md Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); Refunds (the pagination parameters are not shown); WIRE.md offset pagination (`limit`, `offset`)",
+            source: "API.md Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); Refunds (the pagination parameters are not shown); WIRE.md offset pagination (`limit`, `offset`) and cursor pagination (`cursor`, `limit`, `direction`)",
             claims: &[Claim {
-                holds: "an offset list reads WIRE.md's limit and offset",
+                holds: "a list reads WIRE.md's paging names",
                 says: &[
                 "a parameter given only by its purpose has a wire name that is not shown.",
                 "the pagination parameters are not shown",
             ],
             }],
-            summary: "an offset list whose paging parameters API.md gives by purpose only reads WIRE.md's `limit` and `offset`; one that reads neither a bad value nor another value of a name names it otherwise, and the rules that need it do not apply to that list",
+            summary: "a list whose paging parameters API.md gives by purpose only reads WIRE.md's names: an offset list `limit` and `offset`, a cursor list `cursor`, `limit` and `direction`; one that shows it does not read a name names it otherwise, and the rules that need it do not apply to that list",
             faults: &[Fault::PagingUnread],
-            judges: &[Subject::Param(on::offset_named_by_wire)],
+            judges: &[Subject::Param(on::paging_named_by_wire)],
             run: Run::Check(paging_names),
         },
         Rule {
@@ -300,9 +301,9 @@ fn content_type_json(e: &Observed<'_>) -> Option<String> {
 }
 
 fn cursor_bounds(c: &Check<'_>) -> Outcome {
-    let lists = lists(c);
+    let lists = lists(c, &[names::CURSOR, names::DIRECTION, names::LIMIT]);
     if lists.is_empty() {
-        return Outcome::skipped("no cursor list could be read");
+        return Outcome::skipped("no cursor list that reads WIRE.md's paging names could be read");
     }
     // Real ids of each list: cursors from real responses.
     let real: Vec<Vec<u64>> = lists
@@ -353,10 +354,13 @@ fn cursor_bounds(c: &Check<'_>) -> Outcome {
 
 fn limit_validation(c: &Check<'_>) -> Outcome {
     let mut cases = Vec::new();
-    for list in lists(c) {
+    for list in lists(c, &[names::LIMIT]) {
         for bad in ["-1", "-100", "abc"] {
             cases.push((list, bad));
         }
+    }
+    if cases.is_empty() {
+        return Outcome::skipped("no cursor list that reads WIRE.md's `limit` could be read");
     }
     let mut judge = Judge::default();
     for ((list, bad), p) in cases.iter().zip(c.map(&cases, |(list, bad)| {
@@ -563,9 +567,17 @@ fn reference_payout(p: &aggpay::SettlementPayout) -> bool {
 }
 
 fn paging_names(c: &Check<'_>) -> Outcome {
-    let lists = super::offset::offset_lists(c);
+    let mut seen = std::collections::HashSet::new();
+    let lists: Vec<&ListModel> = c
+        .ctx
+        .model
+        .lists
+        .iter()
+        .filter(|l| l.usable().is_ok() && seen.insert(l.source.label.clone()))
+        .filter(|l| l.source.op.params.iter().any(|p| on::paging_named_by_wire(l.source.op, p)))
+        .collect();
     if lists.is_empty() {
-        return Outcome::skipped("no offset list could be read");
+        return Outcome::skipped("no list whose paging names API.md gives by purpose only could be read");
     }
     let mut judge = Judge::default();
     for list in lists {

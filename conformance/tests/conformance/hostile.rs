@@ -27,7 +27,16 @@ fn hostile(request: &RawRequest, out: &mut TcpStream) {
             .and_then(|c| c.parse().ok())
             .unwrap_or(1_000_000_000_000);
         let ascending = query.contains("direction=ASC");
-        let ids: Vec<u64> = (1..=30)
+        // It reads its page size: a server that does not is judged only
+        // by what it reads (`wire.paging-names`).
+        let limit: u64 = query
+            .split('&')
+            .find_map(|p| p.strip_prefix("limit="))
+            .and_then(|l| l.parse().ok())
+            .filter(|l| *l > 0)
+            .unwrap_or(30)
+            .min(100);
+        let ids: Vec<u64> = (1..=limit)
             .map(|i| {
                 if ascending {
                     cursor.saturating_add(i)

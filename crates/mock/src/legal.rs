@@ -167,6 +167,9 @@ legal! {
     PageNames = "page-names" in "paging-names":
         "the refund and webhook lists page by `page` (from 1) and `page_size` and do not read `limit` or `offset` at all";
         allowed by "API.md Refunds: \"returns a paginated list of refunds; the pagination parameters are not shown\"; Webhooks: \"query (purpose only): page size (integer), offset (integer)\"; Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
+    CursorNames = "cursor-names" in "cursor-paging-names":
+        "the cursor lists (batches, batch transactions) page by `after`, `page_size` and `sort` and do not read `cursor`, `limit` or `direction` at all";
+        allowed by "API.md Settlements: the batches' \"Query (purpose only)\" and the batch transactions' \"cursor (purpose only)\", \"page size (purpose only)\", \"sort direction (purpose only)\"; Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
     FilterNames = "filter-names" in "filter-names":
         "the filters API.md gives by purpose only are read under other names than WIRE.md's (keys `active` and `name_contains`, merchants `is_enabled`, `ids` and `name_in`, rail merchants `onboarding_status` and `q`, refunds `payment`, `refund_status`, `trace`, `message_id`, `return`, `client_request_id`, `token`, `created_from` and `created_to`, batches `token` and `state`), and WIRE.md's names are not read at all";
         allowed by "API.md Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",

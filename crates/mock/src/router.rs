@@ -299,8 +299,7 @@ impl App {
             return reply::internal("the id overflowed its column");
         }
         let query = match Query::parse(raw_query) {
-            Ok(q) if self.legal.has(Legal::FilterNames) => q.renamed(op.other_filter_names()),
-            Ok(q) => q,
+            Ok(q) => self.as_named(op, q),
             Err(e) => return reply::bad_request(e),
         };
         if f.has(Fault::UnicodeQuery500) && query.has_non_ascii() {
@@ -341,6 +340,20 @@ impl App {
             kept.push((key, Instant::now(), reply.clone()));
         }
         reply
+    }
+
+    /// The query as this server names its parameters: under
+    /// [`Legal::FilterNames`] and [`Legal::CursorNames`], names of its
+    /// own where API.md gives them by purpose only.
+    fn as_named(&self, op: Op, query: Query) -> Query {
+        let mut query = query;
+        if self.legal.has(Legal::FilterNames) {
+            query = query.renamed(op.other_filter_names());
+        }
+        if self.legal.has(Legal::CursorNames) {
+            query = query.renamed(op.other_cursor_names());
+        }
+        query
     }
 
     /// The key a lookup's answer is kept under, when answers are kept:
@@ -423,6 +436,18 @@ impl Op {
     /// With `filter-names`, the names this server reads its filters by,
     /// as (WIRE.md's name, its own): every filter API.md gives by purpose
     /// only.
+    /// The cursor lists' paging names under [`Legal::CursorNames`].
+    fn other_cursor_names(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Op::Batches | Op::Transactions => &[
+                ("cursor", "after"),
+                ("limit", "page_size"),
+                ("direction", "sort"),
+            ],
+            _ => &[],
+        }
+    }
+
     fn other_filter_names(self) -> &'static [(&'static str, &'static str)] {
         match self {
             Op::Keys => &[("is_active", "active"), ("names", "name_contains")],
