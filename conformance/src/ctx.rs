@@ -217,6 +217,59 @@ impl Ctx {
         }
     }
 
+    /// The lookups the server refused with a 400 when asked with a value
+    /// it showed or was given, under WIRE.md's names (`iban`,
+    /// `alias_value`). API.md gives those names by purpose only, and a
+    /// server that reads them under names of its own refuses every such
+    /// request: which one it is cannot be told from outside, so no
+    /// required rule judges that lookup, and `wire.lookup-names` reports
+    /// it.
+    pub fn lookups_refused(&self) -> impl Iterator<Item = &Sample> + '_ {
+        self.samples.iter().filter(|s| {
+            let op = match s.op {
+                Sampled::Op(op) => op,
+                Sampled::AccountInfoByMobile => OpId::AccountInfo,
+                _ => return false,
+            };
+            s.exchange.status() == Some(400)
+                && Op::get(op).params.iter().any(|p| {
+                    matches!(p.role, crate::contract::Role::Lookup(_))
+                        && p.named == crate::contract::Named::Wire
+                })
+        })
+    }
+
+    /// Whether `request` is a lookup of a kind the server refused
+    /// ([`Ctx::lookups_refused`]): by IBAN, by a mobile alias, or a till
+    /// code's title fetch.
+    pub fn lookup_refused(&self, request: &crate::http::Request) -> bool {
+        let kind = |r: &crate::http::Request| {
+            (
+                r.path.clone(),
+                r.query_value(crate::contract::names::IBAN).is_some(),
+                r.query_value(crate::contract::names::ALIAS_TYPE)
+                    .map(str::to_owned),
+            )
+        };
+        let asked = kind(request);
+        self.lookups_refused()
+            .any(|s| kind(&s.exchange.request) == asked)
+    }
+
+    /// Why a rule that needs a lookup's answer has none: the lookups the
+    /// server refused ([`Ctx::lookups_refused`]), else `otherwise`.
+    pub fn why_no_lookup(&self, otherwise: &str) -> String {
+        let refused: Vec<String> = self.lookups_refused().map(|s| s.op.to_string()).collect();
+        if refused.is_empty() {
+            otherwise.to_owned()
+        } else {
+            format!(
+                "not applicable: {} refused a value it showed or was given (400); it may read the lookup under names of its own (API.md gives them by purpose only; see wire.lookup-names)",
+                refused.join(", ")
+            )
+        }
+    }
+
     /// Why `op` has no sample.
     pub fn why_unsampled(&self, op: impl Into<Sampled>) -> String {
         let op = op.into();

@@ -213,6 +213,15 @@ pub const ROOMS: &[Room] = &[
         "the model's own read of each cursor list shows what it reads, at no request of its own: a first page asked `direction=ASC` that comes in descending ids does not read the direction; one asked `limit=100` that holds the default 30 rows of a list counting more does not read the page size; the page asked with the first page's `next_cursor` that repeats the first does not read the cursor. A name it does not read is reported by the observation `wire.paging-names`, and the rules that send it skip that list (`cursor.max-limit`, `cursor.order`, `cursor.walk`, `cursor.end`) or judge its first page in its default order and size (`filters.*`, `near.filters`, `cursor.only-settlement-txns`, `own.back-to-back`)",
     ),
     room(
+        "lookup-names",
+        "Lookups: \"Query (purpose only, except alias_type)\"; Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
+        &[
+            "WIRE.md's `iban`, `alias_value` and `with_title_fetch`",
+            "other names (`account_iban`, `value`, `include_title`, ...), WIRE.md's not read at all",
+        ],
+        "a lookup asked under WIRE.md's names with a value the server showed or was given, and refused with a 400, may be read under names of the server's own (a server that does not read a name refuses every such request, as one that refuses the value would): `wire.lookup-names` reports it, `envelope.success` and `explore.sequences` do not count the refusal, and the rules that need a lookup's answer (`lookups.match`, `near.lookups`, `own.back-to-back`) have none to judge",
+    ),
+    room(
         "filter-names",
         "Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
         &[

@@ -70,6 +70,11 @@ fn envelope(c: &Check<'_>) -> Outcome {
     // that never went away proves nothing, and is set apart).
     let mut wrong = 0;
     for sample in &c.ctx.samples {
+        // A lookup refused under WIRE.md's names may be read under names
+        // of the server's own: `wire.lookup-names` reports it.
+        if sample.exchange.status() == Some(400) && c.ctx.lookup_refused(&sample.exchange.request) {
+            continue;
+        }
         cases += 1;
         if !sample.exchange.success() {
             let failure = c.fail(

@@ -88,7 +88,7 @@ fn matches(c: &Check<'_>) -> Outcome {
             c.ctx
                 .sample_or_why(OpId::AccountInfo)
                 .err()
-                .unwrap_or_else(|| "the IBAN lookup did not succeed".into()),
+                .unwrap_or_else(|| c.ctx.why_no_lookup("the IBAN lookup did not succeed")),
         );
     }
     judge.outcome()

@@ -468,7 +468,7 @@ fn lookups(c: &Check<'_>) -> Outcome {
         }
     }
     if cases.is_empty() {
-        return Outcome::skipped("no lookup by a known value succeeded");
+        return Outcome::skipped(c.ctx.why_no_lookup("no lookup by a known value succeeded"));
     }
     let results = c.map(&cases, |(lookup, value, known, miss)| {
         let e = c.send(lookup.request(&miss.value));

@@ -270,7 +270,55 @@ fn answers() -> Vec<Rule> {
             judges: &[Subject::Param(on::filter_named_by_wire)],
             run: Run::Check(filter_names),
         },
+        Rule {
+            id: "wire.lookup-names",
+            level: Level::Observation,
+            source: "API.md Lookups (query purpose only, except alias_type); Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); WIRE.md query parameter wire names (`iban`, `alias_value`)",
+            claims: &[Claim {
+                holds: "a lookup with a value the server showed or was given, under WIRE.md's names, is not refused",
+                says: &[
+                    "Query (purpose only, except alias_type):",
+                    "a parameter given only by its purpose has a wire name that is not shown.",
+                ],
+            }],
+            summary: "account-info by IBAN and by mobile alias, and the till code's title fetch, asked under WIRE.md's names (`iban`, `alias_value`) with a value the server showed or was given, are not refused; a server that refuses them may read those names under its own, and no required rule judges that lookup",
+            faults: &[Fault::LookupNamesUnread],
+            judges: &[],
+            run: Run::Check(lookup_names),
+        },
     ]
+}
+
+fn lookup_names(c: &Check<'_>) -> Outcome {
+    let asked: Vec<_> = c
+        .ctx
+        .samples
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.op,
+                Sampled::Op(OpId::AccountInfo | OpId::TitleFetch) | Sampled::AccountInfoByMobile
+            )
+        })
+        .collect();
+    if asked.is_empty() {
+        return Outcome::skipped("no lookup was asked: pass --iban, --mobile or --till-code");
+    }
+    let refused: Vec<_> = c.ctx.lookups_refused().map(|s| (s.op, &s.exchange)).collect();
+    let mut judge = Judge::default();
+    for s in asked {
+        judge.case();
+        if let Some((op, e)) = refused.iter().find(|(_, e)| e.request == s.exchange.request) {
+            judge.fail(c.fail(
+                c.main_claim(),
+                e,
+                format!(
+                    "{op}: a value the server showed or was given was refused (400): the server may read it under another name than WIRE.md's (API.md gives the lookup parameters by purpose only)"
+                ),
+            ));
+        }
+    }
+    judge.outcome()
 }
 
 fn success_200(e: &Observed<'_>) -> Option<String> {

@@ -77,6 +77,12 @@ impl Query {
         self
     }
 
+    /// The query as a server that does not read `names` at all reads it.
+    pub(crate) fn without(mut self, names: &[&str]) -> Self {
+        self.pairs.retain(|(k, _)| !names.contains(&k.as_str()));
+        self
+    }
+
     /// The single value of `name`; a repeated scalar parameter is refused
     /// rather than silently picking one.
     pub(crate) fn one(&self, name: &str) -> Result<Option<&str>, Invalid> {

@@ -343,8 +343,9 @@ impl App {
     }
 
     /// The query as this server names its parameters: under
-    /// [`Legal::FilterNames`] and [`Legal::CursorNames`], names of its
-    /// own where API.md gives them by purpose only.
+    /// [`Legal::FilterNames`], [`Legal::CursorNames`] and
+    /// [`Legal::LookupNames`], names of its own where API.md gives them by
+    /// purpose only.
     fn as_named(&self, op: Op, query: Query) -> Query {
         let mut query = query;
         if self.legal.has(Legal::FilterNames) {
@@ -352,6 +353,14 @@ impl App {
         }
         if self.legal.has(Legal::CursorNames) {
             query = query.renamed(op.other_cursor_names());
+        }
+        if self.legal.has(Legal::LookupNames) {
+            query = query.renamed(op.other_lookup_names());
+        }
+        if self.faults.has(Fault::LookupNamesUnread)
+            && matches!(op, Op::AccountInfo | Op::TitleFetch)
+        {
+            query = query.without(&["iban", "alias_value"]);
         }
         query
     }
@@ -443,6 +452,18 @@ impl Op {
                 ("cursor", "after"),
                 ("limit", "page_size"),
                 ("direction", "sort"),
+            ],
+            _ => &[],
+        }
+    }
+
+    /// The lookups' parameter names under [`Legal::LookupNames`].
+    fn other_lookup_names(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Op::AccountInfo | Op::TitleFetch => &[
+                ("iban", "account_iban"),
+                ("alias_value", "value"),
+                ("with_title_fetch", "include_title"),
             ],
             _ => &[],
         }
