@@ -7,7 +7,9 @@ use serde_json::Value;
 use crate::contract::{Op, OpId, names};
 use crate::ctx::{Ctx, Sample, Sampled};
 use crate::http::Request;
-use crate::model::{ListModel, NamedOtherwise, Picker, Rotation, Source, token_of, writes};
+use crate::model::{
+    ListModel, NamedOtherwise, Picker, Rotation, Several, Source, token_of, writes,
+};
 
 /// Batches whose transactions are read, at most.
 const TRANSACTION_LISTS: usize = 12;
@@ -23,8 +25,9 @@ enum Job {
     /// A key rotation (the key, its secret before).
     Rotate(String, Option<String>),
     /// Whether the server reads the filters of the model's list of this
-    /// operation under WIRE.md's names: asked beside the next wave's
-    /// reads, so that it costs no round trip of its own.
+    /// operation under WIRE.md's names, and how it reads several values
+    /// of one: asked beside the next wave's reads, so that it costs no
+    /// round trip of its own.
     FilterNames(OpId),
 }
 
@@ -32,7 +35,7 @@ enum Done {
     List(Box<ListModel>),
     One(Box<Sample>),
     Rotation(Box<Rotation>),
-    FilterNames(OpId, Vec<NamedOtherwise>),
+    FilterNames(OpId, Vec<NamedOtherwise>, Several),
 }
 
 impl Ctx {
@@ -40,13 +43,13 @@ impl Ctx {
         let (http, model) = (&self.http, &self.model);
         let done = http.pool().map(&jobs, |job| match job {
             Job::List(source) => Done::List(Box::new(ListModel::read(http, source.clone()))),
-            Job::FilterNames(op) => Done::FilterNames(
-                *op,
-                model
+            Job::FilterNames(op) => {
+                let (unread, several) = model
                     .list(*op)
-                    .map(|l| l.filter_names_unread(http))
-                    .unwrap_or_default(),
-            ),
+                    .map(|l| l.filters_as_read(http))
+                    .unwrap_or_default();
+                Done::FilterNames(*op, unread, several)
+            }
             Job::One(op, request) => Done::One(Box::new(Sample {
                 op: *op,
                 exchange: http.send(request.clone()),
@@ -68,6 +71,7 @@ impl Ctx {
                         && before.source.op.id == list.source.op.id
                     {
                         list.filters_named_otherwise = before.filters_named_otherwise.clone();
+                        list.several = before.several.clone();
                     }
                     let op = Sampled::Op(list.source.op.id);
                     self.samples.extend(list.pages.iter().map(|e| Sample {
@@ -77,7 +81,7 @@ impl Ctx {
                     self.model.lists.push(*list);
                 }
                 Done::One(sample) => self.samples.push(*sample),
-                Done::FilterNames(op, unread) => {
+                Done::FilterNames(op, unread, several) => {
                     if let Some(list) = self
                         .model
                         .lists
@@ -85,6 +89,7 @@ impl Ctx {
                         .find(|l| l.source.op.id == op && l.source.base.is_empty())
                     {
                         list.filters_named_otherwise = unread;
+                        list.several = several;
                     }
                 }
                 Done::Rotation(rotation) => {

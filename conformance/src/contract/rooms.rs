@@ -222,6 +222,15 @@ pub const ROOMS: &[Room] = &[
         "a lookup asked under WIRE.md's names with a value the server showed or was given, and refused with a 400, may be read under names of the server's own (a server that does not read a name refuses every such request, as one that refuses the value would): `wire.lookup-names` reports it, `envelope.success` and `explore.sequences` do not count the refusal, and the rules that need a lookup's answer (`lookups.match`, `near.lookups`, `own.back-to-back`) have none to judge",
     ),
     room(
+        "several-values",
+        "Refunds: \"Query filters (purpose only; each accepts one or more values)\" (how several values are written is not shown)",
+        &[
+            "the key repeated (`?status=A&status=B`), as WIRE.md writes it",
+            "one key, the values comma-separated (`?status=A,B`), a repeated key refused",
+        ],
+        "two values of the server's own data, each keeping rows the other does not, are asked both ways beside the next wave's reads: the first form whose answer keeps rows of both is the one the rules write several values in (`filters.multi-value`, `filters.*`, `near.filters`); a list that keeps one at most either way is reported by the observation `wire.filter-names` and not asked for several",
+    ),
+    room(
         "filter-names",
         "Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
         &[

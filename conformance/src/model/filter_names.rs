@@ -14,8 +14,8 @@
 use serde_json::Value;
 
 use super::expect::Given;
-use super::list::{ListModel, NamedOtherwise, page_of, token_key};
-use crate::contract::{Domain, Matching, Named, Param};
+use super::list::{ListModel, NamedOtherwise, Several, page_of, token_key};
+use crate::contract::{Domain, Many, Matching, Named, Param};
 use crate::http::{Exchange, Http};
 
 /// The filters of `model`'s list the server does not read under the
@@ -102,4 +102,81 @@ fn seconds(v: &Value) -> Option<i64> {
     v.as_str()
         .and_then(|s| s.parse::<jiff::Timestamp>().ok())
         .map(|t| t.as_second())
+}
+
+/// How the list reads several values of a filter whose form for them
+/// API.md does not show ([`Several`]): two values of the server's own
+/// data, each keeping rows the other does not, asked with the key
+/// repeated (WIRE.md's form), then comma-separated. The first form whose
+/// answer keeps rows of both is the list's; `Repeated` when the list
+/// shows no two such values, or has no such filter it reads.
+pub(super) fn several(http: &Http, model: &ListModel, unread: &[NamedOtherwise]) -> Several {
+    let Some(first) = model.pages.first() else {
+        return Several::Repeated;
+    };
+    let read = |p: &&'static Param| unread.iter().all(|n| !n.names.contains(&p.wire));
+    let Some((param, a, b)) = model
+        .source
+        .op
+        .filters()
+        .filter(|p| {
+            p.filter()
+                .is_some_and(|f| f.many == Many::Repeated && f.matching == Matching::Exact)
+        })
+        .filter(read)
+        .find_map(|p| Some((p, two_values(model, p)?)))
+        .map(|(p, (a, b))| (p, a, b))
+    else {
+        return Several::Repeated;
+    };
+    let field = param.filter().map_or("", |f| f.field);
+    let keeps_both = |e: &Exchange| {
+        page_of(e, &model.source).is_ok_and(|p| {
+            [&a, &b]
+                .iter()
+                .all(|v| p.rows.iter().any(|r| r[field].as_str() == Some(v.as_str())))
+        })
+    };
+    let repeated = [
+        (param.wire.to_owned(), a.clone()),
+        (param.wire.to_owned(), b.clone()),
+    ];
+    let comma = [(param.wire.to_owned(), format!("{a},{b}"))];
+    let answers = http.pool().map(&[&repeated[..], &comma[..]], |q| {
+        http.send(first.request.clone().with_query(q))
+    });
+    match (keeps_both(&answers[0]), keeps_both(&answers[1])) {
+        (true, _) => Several::Repeated,
+        (false, true) => Several::Comma,
+        (false, false) => Several::Neither(NamedOtherwise {
+            names: vec![param.wire],
+            seen: format!(
+                "{} {a} and {b}, the key repeated or the values comma-separated, keeps the rows of one of them at most",
+                param.wire
+            ),
+            evidence: Box::new(answers[0].clone()),
+        }),
+    }
+}
+
+/// Two values of `param`'s field in the list's rows, each of few rows
+/// (so that the rows of both fit a page), the one's rows not the other's.
+fn two_values(model: &ListModel, param: &'static Param) -> Option<(String, String)> {
+    let field = param.filter()?.field;
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for row in model.known() {
+        let Some(v) = row[field]
+            .as_str()
+            .filter(|v| !v.is_empty() && !v.contains(','))
+        else {
+            continue;
+        };
+        match counts.iter_mut().find(|(k, _)| k == v) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((v.to_owned(), 1)),
+        }
+    }
+    counts.sort_by_key(|(_, n)| *n);
+    let mut few = counts.into_iter().filter(|(_, n)| *n <= 40).map(|(v, _)| v);
+    Some((few.next()?, few.next()?))
 }

@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use crate::contract::{Op, Paging, names};
+use super::expect::Given;
+use crate::contract::{Many, Op, Paging, names};
 use crate::http::{Exchange, Http, Request, show};
 
 /// Rows asked per page when reading a model.
@@ -127,8 +128,27 @@ pub struct ListModel {
     pub named_otherwise: Option<NamedOtherwise>,
     /// The filters the server evidently does not read under WIRE.md's
     /// names, when API.md gives their names by purpose only
-    /// ([`ListModel::filter_names_unread`]).
+    /// ([`ListModel::filters_as_read`]).
     pub filters_named_otherwise: Vec<NamedOtherwise>,
+    /// How the server reads several values of a filter whose form for
+    /// them API.md does not show ([`Several`]).
+    pub several: Several,
+}
+
+/// How a list reads several values of one filter where API.md says a
+/// filter "accepts one or more values" but not how they are written (the
+/// refund list): WIRE.md repeats the key, a server may separate them by
+/// commas. Learned by asking two values of the server's own data both
+/// ways (`filter_names::several`).
+#[derive(Debug, Clone, Default)]
+pub enum Several {
+    /// The key repeated (`?status=A&status=B`), as WIRE.md writes it.
+    #[default]
+    Repeated,
+    /// One key, the values comma-separated (`?status=A,B`).
+    Comma,
+    /// Neither form kept the rows of both values: what shows it.
+    Neither(NamedOtherwise),
 }
 
 /// Paging parameters of an offset list the server does not read under
@@ -230,6 +250,7 @@ impl ListModel {
             unread: None,
             named_otherwise: None,
             filters_named_otherwise: Vec::new(),
+            several: Several::Repeated,
         }
     }
 
@@ -240,6 +261,22 @@ impl ListModel {
             .iter()
             .chain(&self.filters_named_otherwise)
             .all(|n| !n.names.contains(&name))
+    }
+
+    /// The query that asks `given` of this list, several values of a
+    /// filter written as the list reads them ([`ListModel::several`]).
+    pub fn query(&self, given: &[Given]) -> Vec<(String, String)> {
+        given
+            .iter()
+            .flat_map(
+                |g| match (&self.several, g.param.filter().map(|f| f.many)) {
+                    (Several::Comma, Some(Many::Repeated)) => {
+                        vec![(g.param.wire.to_owned(), g.values.join(","))]
+                    }
+                    _ => g.pairs(),
+                },
+            )
+            .collect()
     }
 
     /// Whether the server reads every parameter named in `query`.
@@ -256,8 +293,12 @@ impl ListModel {
     /// gives (see `filter_names`): the filters it does not read, for
     /// [`ListModel::filters_named_otherwise`] (the rules judge them only
     /// as an observation).
-    pub fn filter_names_unread(&self, http: &Http) -> Vec<NamedOtherwise> {
-        super::filter_names::unread(http, self)
+    /// Then, of the filters it reads, how it reads several values of one
+    /// ([`ListModel::several`]).
+    pub fn filters_as_read(&self, http: &Http) -> (Vec<NamedOtherwise>, Several) {
+        let unread = super::filter_names::unread(http, self);
+        let several = super::filter_names::several(http, self, &unread);
+        (unread, several)
     }
 
     /// Every row known, head, middle and tail, without repeats.

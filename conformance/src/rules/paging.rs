@@ -295,7 +295,7 @@ pub fn offset_case(
     offset: usize,
     limit: usize,
 ) -> Result<Meanings, Finding> {
-    let mut query: Vec<(String, String)> = given.iter().flat_map(Given::pairs).collect();
+    let mut query: Vec<(String, String)> = list.query(given);
     query.extend(extra.iter().cloned());
     query.push((names::LIMIT.into(), limit.to_string()));
     query.push((names::OFFSET.into(), offset.to_string()));

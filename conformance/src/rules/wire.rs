@@ -14,7 +14,7 @@ use crate::contract::subject::{Subject, on};
 use crate::contract::{OpId, names};
 use crate::ctx::Sampled;
 use crate::http::{Auth, Request};
-use crate::model::{ListModel, NamedOtherwise, id_of};
+use crate::model::{ListModel, NamedOtherwise, Several, id_of};
 
 /// The cursor lists observed (the batches and the largest transactions)
 /// that read the paging names `needed`.
@@ -255,11 +255,15 @@ fn answers() -> Vec<Rule> {
             level: Level::Observation,
             source: "API.md Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); WIRE.md query parameter wire names",
             claims: &[Claim {
-                holds: "a filter API.md gives by purpose only is read under WIRE.md's name",
-                says: &["a parameter given only by its purpose has a wire name that is not shown."],
+                holds: "a filter API.md gives by purpose only is read under WIRE.md's name, and one that accepts one or more values reads several, repeated or comma-separated",
+                says: &[
+                    "a parameter given only by its purpose has a wire name that is not shown.",
+                    "Query filters (purpose only; each accepts one or more values):",
+                ],
             }],
-            summary: "every filter API.md gives by purpose only is read under WIRE.md's name: a value of the server's own data that keeps none of the first page's first row under any reading of the filter leaves that row out, or is refused; a filter the server does not read under that name is judged by no required rule",
+            summary: "every filter API.md gives by purpose only is read under WIRE.md's name: a value of the server's own data that keeps none of the first page's first row under any reading of the filter leaves that row out, or is refused; a filter the server does not read under that name is judged by no required rul; a filter API.md says accepts one or more values keeps the rows of two of them, the key repeated as WIRE.md writes it or the values comma-separated (a list that keeps one at most either way is not asked for several)",
             faults: &[
+                Fault::RefundFiltersOneValue,
                 Fault::OffsetTimestamps,
                 Fault::StatusFilterIgnored,
                 Fault::BatchFilterIgnored,
@@ -668,6 +672,15 @@ fn filter_names(c: &Check<'_>) -> Outcome {
         judge.result(Ok(()));
         for n in &list.filters_named_otherwise {
             judge.check(false, || not_read(c, list, n));
+        }
+        if let Several::Neither(n) = &list.several {
+            judge.check(false, || {
+                c.fail(
+                    c.main_claim(),
+                    &n.evidence,
+                    format!("{} reads one value of a filter at most: {}", list.source.label, n.seen),
+                )
+            });
         }
     }
     judge.outcome()

@@ -114,6 +114,7 @@ faults! {
     OffsetIgnored = "offset-ignored" [Behaviour]: "offset is ignored by offset lists",
     PagingUnread = "paging-unread" [Behaviour]: "the refund and webhook lists read neither limit nor offset (WIRE.md's names; API.md gives them by purpose only): every page is the first",
     OffsetLimitIgnored = "offset-limit-ignored" [Behaviour]: "limit is ignored by offset lists",
+    RefundFiltersOneValue = "refund-filters-one-value" [Behaviour]: "the refund list's filters keep the first of several values, whichever way they are written (an observation: API.md does not show how several values are written)",
     LookupNamesUnread = "lookup-names-unread" [Behaviour]: "account-info and title-fetch read neither `iban` nor `alias_value` (WIRE.md's names; API.md gives them by purpose only): every lookup by a value is refused",
     KeysActiveFilterIgnored = "keys-active-filter-ignored" [Behaviour]: "the key list's is_active filter is ignored (an observation: API.md gives the filter by purpose only)",
     MerchantsEnabledFilterIgnored = "merchants-enabled-filter-ignored" [Behaviour]: "the merchant list's enabled filter is ignored (an observation: API.md gives the filter by purpose only)",

@@ -173,6 +173,9 @@ legal! {
     LookupNames = "lookup-names" in "lookup-names":
         "account-info and title-fetch read the IBAN as `account_iban`, the alias value as `value` and the title option as `include_title`, and do not read `iban`, `alias_value` or `with_title_fetch` at all";
         allowed by "API.md Lookups: \"Query (purpose only, except alias_type)\"; Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
+    CommaValues = "comma-values" in "several-values":
+        "the refund list reads several values of a filter comma-separated (`payment_id=a,b`) and refuses a repeated key with 400";
+        allowed by "API.md Refunds: \"Query filters (purpose only; each accepts one or more values)\" (how several values are written is not shown)",
     FilterNames = "filter-names" in "filter-names":
         "the filters API.md gives by purpose only are read under other names than WIRE.md's (keys `active` and `name_contains`, merchants `is_enabled`, `ids` and `name_in`, rail merchants `onboarding_status` and `q`, refunds `payment`, `refund_status`, `trace`, `message_id`, `return`, `client_request_id`, `token`, `created_from` and `created_to`, batches `token` and `state`), and WIRE.md's names are not read at all";
         allowed by "API.md Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",

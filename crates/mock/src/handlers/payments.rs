@@ -3,6 +3,7 @@
 use aggpay::PaymentId;
 
 use crate::fault::Fault;
+use crate::legal::Legal;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
 use crate::router::App;
@@ -48,7 +49,8 @@ impl App {
         let dated = start.is_some() || end.is_some();
         let status_dropped = dated && self.faults.has(Fault::RefundDateDropsStatus);
         let end_exclusive = self.faults.has(Fault::RefundEndDateExclusive);
-        let filters: Vec<(&str, Vec<&str>)> = [
+        let mut filters: Vec<(&str, Vec<&str>)> = Vec::new();
+        for name in [
             "payment_id",
             "status",
             "trace_reference",
@@ -56,19 +58,26 @@ impl App {
             "return_id",
             "request_id",
             "refund_id",
-        ]
-        .into_iter()
-        .map(|name| {
-            let mut values = q.all(name);
-            if name == "status" && first_status_only {
+        ] {
+            let mut values = if self.legal.has(Legal::CommaValues) {
+                // One key, its values comma-separated; a repeated key is
+                // refused (`Query::one`).
+                q.one(name)?
+                    .map(|v| v.split(',').collect())
+                    .unwrap_or_default()
+            } else {
+                q.all(name)
+            };
+            if (name == "status" && first_status_only)
+                || self.faults.has(Fault::RefundFiltersOneValue)
+            {
                 values.truncate(1);
             }
             if name == "status" && status_dropped {
                 values.clear();
             }
-            (name, values)
-        })
-        .collect();
+            filters.push((name, values));
+        }
         let view = self.view();
         let n = view.refund_count();
         let order: Box<dyn Iterator<Item = u64>> = if ascending {

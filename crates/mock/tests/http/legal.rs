@@ -302,6 +302,13 @@ fn probe(api: &Api) -> Vec<String> {
         send("GET", "/settlements/batches", &[("limit", "1")], &key, ""),
         send(
             "GET",
+            "/refunds",
+            &[("payment_id", "pm_a"), ("payment_id", "pm_b")],
+            &key,
+            "",
+        ),
+        send(
+            "GET",
             "/account-info",
             &[("iban", &info.iban.to_lowercase())],
             &key,
