@@ -231,6 +231,15 @@ pub const ROOMS: &[Room] = &[
         "two values of the server's own data, each keeping rows the other does not, are asked both ways beside the next wave's reads: the first form whose answer keeps rows of both is the one the rules write several values in (`filters.multi-value`, `filters.*`, `near.filters`); a list that keeps one at most either way is reported by the observation `wire.filter-names` and not asked for several",
     ),
     room(
+        "id-shapes",
+        "typing rule 1: \"Identifiers are strings with a type prefix.\" (what follows the prefix is not shown); Errors: \"Which parameter values cause error.bad_request: not shown.\"",
+        &[
+            "any id after its prefix looked up, one that names nothing answered 404",
+            "an id not of the server's own shape after its prefix refused with 400, before the aggregator is looked at",
+        ],
+        "every id the harness sends where it judges more than the key is one the server showed, or one of its shape (a known id with its end changed within its alphabet: `errors.not-found`, `ids.unknown`, `near.path-ids`, `wire.unknown-id-404`); `scope.unknown-aggregator` asks only requests whose every value the server showed or the run was given; an id of another shape is judged only as never a 5xx and never a record (`ids.unknown`, `input.*`)",
+    ),
+    room(
         "filter-names",
         "Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",
         &[

@@ -197,32 +197,43 @@ const ELSEWHERE: &[KeyPlace] = &[
 /// A request of `op` with real inputs where the run knows them: every
 /// operation of the table. The writes are probed only when allowed, and
 /// even then with an id that names no key and a body that exports
-/// nothing.
+/// nothing. Where the run knows no value, one is made up: a rule that
+/// judges more than the key must take [`known_request`] instead.
 pub fn request(ctx: &Ctx, op: &Op) -> Option<Request> {
+    built(ctx, op).map(|(r, _)| r)
+}
+
+/// [`request`], only when every value in it is one the server showed or
+/// the run was given: a value the harness made up may be refused for its
+/// shape (a 400) by a server stricter than API.md, before anything else
+/// is looked at.
+pub fn known_request(ctx: &Ctx, op: &Op) -> Option<Request> {
+    built(ctx, op).and_then(|(r, made_up)| (!made_up).then_some(r))
+}
+
+/// [`request`], and whether a value in it was made up.
+fn built(ctx: &Ctx, op: &Op) -> Option<(Request, bool)> {
+    let mut made_up = false;
+    let mut known = |value: Option<String>, otherwise: &str| {
+        value.unwrap_or_else(|| {
+            made_up = true;
+            otherwise.to_owned()
+        })
+    };
     let id = match op.id {
-        OpId::Transactions => ctx
-            .model
-            .rows(OpId::Batches)
-            .first()
-            .and_then(|b| b["token"].as_str())
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("sb_{}", "0".repeat(36))),
-        OpId::Charges => ctx
-            .inputs
-            .payment_id
-            .clone()
-            .unwrap_or_else(|| "pm_conformance".into()),
-        OpId::RailMerchant => ctx
-            .inputs
-            .rail_merchant_id
-            .clone()
-            .unwrap_or_else(|| "mer_conformance".into()),
-        OpId::Alias => ctx
-            .inputs
-            .alias_id
-            .clone()
-            .unwrap_or_else(|| "als_conformance".into()),
-        OpId::Rotate => "ak_conformance_probe".into(),
+        OpId::Transactions => known(
+            ctx.model
+                .rows(OpId::Batches)
+                .first()
+                .and_then(|b| b["token"].as_str())
+                .map(str::to_owned),
+            &format!("sb_{}", "0".repeat(36)),
+        ),
+        OpId::Charges => known(ctx.inputs.payment_id.clone(), "pm_conformance"),
+        OpId::RailMerchant => known(ctx.inputs.rail_merchant_id.clone(), "mer_conformance"),
+        OpId::Alias => known(ctx.inputs.alias_id.clone(), "als_conformance"),
+        // A rotation is probed with a key id that names no key.
+        OpId::Rotate => known(None, "ak_conformance_probe"),
         _ => String::new(),
     };
     if op.is_write() && !ctx.options.allow_writes {
@@ -232,19 +243,17 @@ pub fn request(ctx: &Ctx, op: &Op) -> Option<Request> {
     // The lookups need their key to be more than a bad request.
     if let Some(lookup) = op.role(|r| matches!(r, Role::Lookup(_))) {
         let value = match (op.id, lookup.wire) {
-            (OpId::AccountInfo, names::IBAN) => ctx
-                .inputs
-                .iban
-                .clone()
-                .unwrap_or_else(|| "PK00TEST0000000000000000".into()),
-            _ => ctx.inputs.till_code.clone().unwrap_or_else(|| "0".into()),
+            (OpId::AccountInfo, names::IBAN) => {
+                known(ctx.inputs.iban.clone(), "PK00TEST0000000000000000")
+            }
+            _ => known(ctx.inputs.till_code.clone(), "0"),
         };
         if op.id == OpId::TitleFetch {
             r = r.q(names::ALIAS_TYPE, "TILL_CODE");
         }
         r = r.q(lookup.wire, value);
     }
-    Some(r)
+    Some((r, made_up))
 }
 
 /// Every operation of the table, as [`request`] makes it.

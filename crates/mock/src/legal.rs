@@ -176,6 +176,9 @@ legal! {
     CommaValues = "comma-values" in "several-values":
         "the refund list reads several values of a filter comma-separated (`payment_id=a,b`) and refuses a repeated key with 400";
         allowed by "API.md Refunds: \"Query filters (purpose only; each accepts one or more values)\" (how several values are written is not shown)",
+    StrictIds = "strict-ids" in "id-shapes":
+        "an id in the path not of the mock's own shape after its prefix (16 lowercase hex digits; a batch token's 36 of hex digits and dashes) is refused with 400, before the aggregator is looked at";
+        allowed by "API.md typing rule 1: \"Identifiers are strings with a type prefix.\" (what follows the prefix is not shown); Errors: \"Which parameter values cause error.bad_request: not shown.\"",
     FilterNames = "filter-names" in "filter-names":
         "the filters API.md gives by purpose only are read under other names than WIRE.md's (keys `active` and `name_contains`, merchants `is_enabled`, `ids` and `name_in`, rail merchants `onboarding_status` and `q`, refunds `payment`, `refund_status`, `trace`, `message_id`, `return`, `client_request_id`, `token`, `created_from` and `created_to`, batches `token` and `state`), and WIRE.md's names are not read at all";
         allowed by "API.md Conventions 6: \"a parameter given only by its purpose has a wire name that is not shown\"",

@@ -276,6 +276,12 @@ impl App {
         if !accepted {
             return reply::unauthorized();
         }
+        if self.legal.has(Legal::StrictIds)
+            && let Some(raw) = id_at.map(|i| rest[i])
+            && !own_id_shape(op, &percent_decode(raw, false).unwrap_or_default())
+        {
+            return reply::bad_request("the id in the path is not of this server's shape");
+        }
         let agg = match percent_decode(agg_raw, false) {
             Ok(agg) => agg,
             Err(e) => return reply::bad_request(format!("aggregator id: {e}")),
@@ -510,4 +516,16 @@ fn query_key(raw_query: &str) -> Option<String> {
         .split('&')
         .find_map(|p| p.strip_prefix("api_key="))
         .and_then(|v| percent_decode(v, true).ok())
+}
+
+/// Whether `id` is of the shape of the mock's own ids of `op`'s path
+/// after their prefix: a batch token's 36 hex digits and dashes, else 16
+/// lowercase hex digits ([`Legal::StrictIds`]).
+fn own_id_shape(op: Op, id: &str) -> bool {
+    let hex = |c: char| c.is_ascii_digit() || ('a'..='f').contains(&c);
+    let body = id.split_once('_').map_or("", |(_, body)| body);
+    match op {
+        Op::Transactions => body.len() == 36 && body.chars().all(|c| hex(c) || c == '-'),
+        _ => body.len() == 16 && body.chars().all(hex),
+    }
 }

@@ -300,6 +300,7 @@ fn probe(api: &Api) -> Vec<String> {
         send("POST", "/settlements/report-exports", &[], &key, &export),
         send("POST", "/settlements/report-exports", &[], &key, &no_kind),
         send("GET", "/settlements/batches", &[("limit", "1")], &key, ""),
+        send("GET", "/rail-merchants/mer_1", &[], &key, ""),
         send(
             "GET",
             "/refunds",
