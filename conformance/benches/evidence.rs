@@ -19,7 +19,7 @@ use aggpay_internal::syntax::KEY_HEADER;
 
 /// The typed shape of a transaction page, as the client decodes it.
 #[derive(serde::Deserialize)]
-struct Page {
+struct TransactionPage {
     data: PageData,
 }
 
@@ -135,7 +135,7 @@ fn decode(server: &MockServer) -> Decode {
     let typed = || {
         let t = Instant::now();
         for _ in 0..REPS {
-            let page: Page = from_body(&bytes).unwrap_or_else(|e| panic!("{e}"));
+            let page: TransactionPage = from_body(&bytes).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(page.data.transactions.len(), 100);
         }
         t.elapsed()

@@ -49,7 +49,7 @@ pub mod names {
     pub const STATUS: &str = "status";
 }
 pub use ops::{BATCH_STATUSES, OPS};
-pub use resources::{CountForm, Field, Kind};
+pub use resources::{CountForm, Field, FieldKind};
 pub use rooms::ROOMS;
 pub use subject::{At, Place, Said, Subject};
 pub use text::SILENT;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// What a field must hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum FieldKind {
     /// A string (may be empty).
     Str,
     /// A boolean.
@@ -64,17 +64,17 @@ pub enum CountForm {
     Integer,
 }
 
-impl Kind {
+impl FieldKind {
     /// The JSON type the kind needs, as a word.
     pub fn json_type(self) -> &'static str {
         match self {
-            Kind::Bool => "boolean",
-            Kind::Int => "integer",
-            Kind::Obj(_) | Kind::AnyObj => "object",
-            Kind::Arr(_) => "array",
-            Kind::NullTs | Kind::StrOrNull => "string or null",
-            Kind::Count(CountForm::Text) => "string",
-            Kind::Count(CountForm::Integer) => "integer",
+            FieldKind::Bool => "boolean",
+            FieldKind::Int => "integer",
+            FieldKind::Obj(_) | FieldKind::AnyObj => "object",
+            FieldKind::Arr(_) => "array",
+            FieldKind::NullTs | FieldKind::StrOrNull => "string or null",
+            FieldKind::Count(CountForm::Text) => "string",
+            FieldKind::Count(CountForm::Integer) => "integer",
             _ => "string",
         }
     }
@@ -82,13 +82,13 @@ impl Kind {
     /// True when `v` has the kind's JSON type.
     pub fn type_matches(self, v: &Value) -> bool {
         match self {
-            Kind::Bool => v.is_boolean(),
-            Kind::Int => v.is_i64() || v.is_u64(),
-            Kind::Obj(_) | Kind::AnyObj => v.is_object(),
-            Kind::Arr(_) => v.is_array(),
-            Kind::NullTs | Kind::StrOrNull => v.is_null() || v.is_string(),
-            Kind::Count(CountForm::Text) => v.is_string(),
-            Kind::Count(CountForm::Integer) => v.is_u64(),
+            FieldKind::Bool => v.is_boolean(),
+            FieldKind::Int => v.is_i64() || v.is_u64(),
+            FieldKind::Obj(_) | FieldKind::AnyObj => v.is_object(),
+            FieldKind::Arr(_) => v.is_array(),
+            FieldKind::NullTs | FieldKind::StrOrNull => v.is_null() || v.is_string(),
+            FieldKind::Count(CountForm::Text) => v.is_string(),
+            FieldKind::Count(CountForm::Integer) => v.is_u64(),
             _ => v.is_string(),
         }
     }
@@ -100,10 +100,10 @@ pub struct Field {
     /// Wire name.
     pub name: &'static str,
     /// What it holds.
-    pub kind: Kind,
+    pub kind: FieldKind,
 }
 
-const fn f(name: &'static str, kind: Kind) -> Field {
+const fn f(name: &'static str, kind: FieldKind) -> Field {
     Field { name, kind }
 }
 
@@ -111,13 +111,13 @@ const fn f(name: &'static str, kind: Kind) -> Field {
 macro_rules! amounts {
     () => {
         [
-            f("gross_amount", Kind::Amount),
-            f("fee_amount", Kind::Amount),
-            f("net_amount", Kind::Amount),
-            f("sales_tax_on_fee_amount", Kind::Amount),
-            f("sales_tax_withholding_amount", Kind::Amount),
-            f("income_tax_withholding_amount", Kind::Amount),
-            f("digital_tax_amount", Kind::Amount),
+            f("gross_amount", FieldKind::Amount),
+            f("fee_amount", FieldKind::Amount),
+            f("net_amount", FieldKind::Amount),
+            f("sales_tax_on_fee_amount", FieldKind::Amount),
+            f("sales_tax_withholding_amount", FieldKind::Amount),
+            f("income_tax_withholding_amount", FieldKind::Amount),
+            f("digital_tax_amount", FieldKind::Amount),
         ]
     };
 }
@@ -126,7 +126,7 @@ const fn cat<const A: usize, const B: usize, const N: usize>(
     a: [Field; A],
     b: [Field; B],
 ) -> [Field; N] {
-    let mut out = [f("", Kind::Str); N];
+    let mut out = [f("", FieldKind::Str); N];
     let mut i = 0;
     while i < A {
         out[i] = a[i];
@@ -142,207 +142,210 @@ const fn cat<const A: usize, const B: usize, const N: usize>(
 /// PaymentCharges.
 pub const CHARGES: &[Field] = &cat::<2, 7, 9>(
     [
-        f("payment_id", Kind::Prefix("pm_")),
-        f("currency", Kind::Currency),
+        f("payment_id", FieldKind::Prefix("pm_")),
+        f("currency", FieldKind::Currency),
     ],
     amounts!(),
 );
 
 /// ReportExport.
 pub const REPORT_EXPORT: &[Field] = &[
-    f("id", Kind::Numeric),
-    f("token", Kind::Prefix("rpt_")),
-    f("settlement_batch_id", Kind::Batch),
-    f("merchant_id", Kind::PrefixOrEmpty("mer_")),
-    f("kind", Kind::Named("REPORT_KIND_")),
-    f("status", Kind::Named("REPORT_STATUS_")),
-    f("attempts", Kind::Int),
-    f("error_message", Kind::Str),
-    f("storage_key", Kind::Str),
-    f("record_count", Kind::NumStr),
-    f("file_size", Kind::NumStr),
-    f("started_at", Kind::Ts),
-    f("finished_at", Kind::NullTs),
-    f("created_at", Kind::Ts),
-    f("updated_at", Kind::Ts),
-    f("partner_id", Kind::Prefix("partner_")),
-    f("version", Kind::Int),
+    f("id", FieldKind::Numeric),
+    f("token", FieldKind::Prefix("rpt_")),
+    f("settlement_batch_id", FieldKind::Batch),
+    f("merchant_id", FieldKind::PrefixOrEmpty("mer_")),
+    f("kind", FieldKind::Named("REPORT_KIND_")),
+    f("status", FieldKind::Named("REPORT_STATUS_")),
+    f("attempts", FieldKind::Int),
+    f("error_message", FieldKind::Str),
+    f("storage_key", FieldKind::Str),
+    f("record_count", FieldKind::NumStr),
+    f("file_size", FieldKind::NumStr),
+    f("started_at", FieldKind::Ts),
+    f("finished_at", FieldKind::NullTs),
+    f("created_at", FieldKind::Ts),
+    f("updated_at", FieldKind::Ts),
+    f("partner_id", FieldKind::Prefix("partner_")),
+    f("version", FieldKind::Int),
 ];
 
 /// SettlementBatch.
 pub const BATCH: &[Field] = &[
-    f("id", Kind::Numeric),
-    f("token", Kind::Batch),
-    f("file_name", Kind::Str),
-    f("date", Kind::Ts),
+    f("id", FieldKind::Numeric),
+    f("token", FieldKind::Batch),
+    f("file_name", FieldKind::Str),
+    f("date", FieldKind::Ts),
     f(
         "status",
-        Kind::OneOf(&[
+        FieldKind::OneOf(&[
             "BATCH_CREATED",
             "BATCH_PROCESSING",
             "BATCH_COMPLETED",
             "BATCH_FAILED",
         ]),
     ),
-    f("version", Kind::Int),
-    f("created_by_job_id", Kind::Prefix("job_")),
-    f("partner_id", Kind::Prefix("partner_")),
-    f("created_at", Kind::Ts),
+    f("version", FieldKind::Int),
+    f("created_by_job_id", FieldKind::Prefix("job_")),
+    f("partner_id", FieldKind::Prefix("partner_")),
+    f("created_at", FieldKind::Ts),
 ];
 
 /// Transaction.
 pub const TRANSACTION: &[Field] = &cat::<20, 7, 27>(
     [
-        f("id", Kind::Numeric),
-        f("token", Kind::Prefix("txn_")),
-        f("payment_id", Kind::Prefix("pm_")),
-        f("refund_id", Kind::StrOrNull),
-        f("transaction_type", Kind::Str),
-        f("payment_type", Kind::Str),
-        f("status", Kind::Str),
-        f("aggregator_id", Kind::Prefix("agg_")),
-        f("aggregator_name", Kind::Str),
-        f("aggregator_merchant_id", Kind::Prefix("am_")),
-        f("aggregator_merchant_name", Kind::Str),
-        f("rail_merchant_id", Kind::Prefix("mer_")),
-        f("rail_merchant_name", Kind::Str),
-        f("rail_merchant_ntn", Kind::Str),
-        f("rail_merchant_province", Kind::Str),
-        f("currency", Kind::Currency),
-        f("latest_batch_id", Kind::Batch),
-        f("partner_id", Kind::Prefix("partner_")),
-        f("created_at", Kind::Ts),
-        f("updated_at", Kind::Ts),
+        f("id", FieldKind::Numeric),
+        f("token", FieldKind::Prefix("txn_")),
+        f("payment_id", FieldKind::Prefix("pm_")),
+        f("refund_id", FieldKind::StrOrNull),
+        f("transaction_type", FieldKind::Str),
+        f("payment_type", FieldKind::Str),
+        f("status", FieldKind::Str),
+        f("aggregator_id", FieldKind::Prefix("agg_")),
+        f("aggregator_name", FieldKind::Str),
+        f("aggregator_merchant_id", FieldKind::Prefix("am_")),
+        f("aggregator_merchant_name", FieldKind::Str),
+        f("rail_merchant_id", FieldKind::Prefix("mer_")),
+        f("rail_merchant_name", FieldKind::Str),
+        f("rail_merchant_ntn", FieldKind::Str),
+        f("rail_merchant_province", FieldKind::Str),
+        f("currency", FieldKind::Currency),
+        f("latest_batch_id", FieldKind::Batch),
+        f("partner_id", FieldKind::Prefix("partner_")),
+        f("created_at", FieldKind::Ts),
+        f("updated_at", FieldKind::Ts),
     ],
     amounts!(),
 );
 
 /// AggregatorMerchant.
 pub const MERCHANT: &[Field] = &[
-    f("id", Kind::Numeric),
-    f("token", Kind::Prefix("am_")),
-    f("name", Kind::Str),
-    f("aggregator_id", Kind::Prefix("agg_")),
-    f("merchant_id", Kind::Prefix("mer_")),
-    f("merchant_external_id", Kind::Prefix("sec_")),
-    f("bank_account_id", Kind::Prefix("acc_")),
-    f("enabled", Kind::Bool),
-    f("created_at", Kind::Ts),
-    f("updated_at", Kind::Ts),
+    f("id", FieldKind::Numeric),
+    f("token", FieldKind::Prefix("am_")),
+    f("name", FieldKind::Str),
+    f("aggregator_id", FieldKind::Prefix("agg_")),
+    f("merchant_id", FieldKind::Prefix("mer_")),
+    f("merchant_external_id", FieldKind::Prefix("sec_")),
+    f("bank_account_id", FieldKind::Prefix("acc_")),
+    f("enabled", FieldKind::Bool),
+    f("created_at", FieldKind::Ts),
+    f("updated_at", FieldKind::Ts),
 ];
 
 const ADDRESS: &[Field] = &[
-    f("country", Kind::Str),
-    f("city", Kind::Str),
-    f("state_province_region", Kind::Str),
-    f("address_line", Kind::Str),
+    f("country", FieldKind::Str),
+    f("city", FieldKind::Str),
+    f("state_province_region", FieldKind::Str),
+    f("address_line", FieldKind::Str),
 ];
-const CONTACT: &[Field] = &[f("mobile_number", Kind::Str), f("email", Kind::Str)];
+const CONTACT: &[Field] = &[
+    f("mobile_number", FieldKind::Str),
+    f("email", FieldKind::Str),
+];
 const ADDITIONAL: &[Field] = &[
-    f("dba", Kind::Str),
-    f("mcc", Kind::Str),
-    f("lat", Kind::Str),
-    f("long", Kind::Str),
+    f("dba", FieldKind::Str),
+    f("mcc", FieldKind::Str),
+    f("lat", FieldKind::Str),
+    f("long", FieldKind::Str),
 ];
 
 /// RailMerchant.
 pub const RAIL_MERCHANT: &[Field] = &[
-    f("id", Kind::Numeric),
-    f("token", Kind::Prefix("mer_")),
-    f("partner_id", Kind::Prefix("partner_")),
-    f("rail_record_id", Kind::Str),
+    f("id", FieldKind::Numeric),
+    f("token", FieldKind::Prefix("mer_")),
+    f("partner_id", FieldKind::Prefix("partner_")),
+    f("rail_record_id", FieldKind::Str),
     f(
         "status",
-        Kind::OneOf(&["Active", "Inactive", "Suspended", ""]),
+        FieldKind::OneOf(&["Active", "Inactive", "Suspended", ""]),
     ),
-    f("uid_type", Kind::Str),
-    f("uid_value", Kind::Str),
-    f("name", Kind::Str),
-    f("document_type", Kind::Str),
-    f("document_number", Kind::Str),
-    f("address_details", Kind::Obj(ADDRESS)),
-    f("contact_details", Kind::Obj(CONTACT)),
-    f("additional_details", Kind::Obj(ADDITIONAL)),
-    f("additional_details_private", Kind::AnyObj),
-    f("created_at", Kind::Ts),
-    f("updated_at", Kind::Ts),
+    f("uid_type", FieldKind::Str),
+    f("uid_value", FieldKind::Str),
+    f("name", FieldKind::Str),
+    f("document_type", FieldKind::Str),
+    f("document_number", FieldKind::Str),
+    f("address_details", FieldKind::Obj(ADDRESS)),
+    f("contact_details", FieldKind::Obj(CONTACT)),
+    f("additional_details", FieldKind::Obj(ADDITIONAL)),
+    f("additional_details_private", FieldKind::AnyObj),
+    f("created_at", FieldKind::Ts),
+    f("updated_at", FieldKind::Ts),
 ];
 
 /// QRCode.
 pub const QR_CODE: &[Field] = &[
-    f("id", Kind::Numeric),
-    f("token", Kind::Prefix("qr_")),
-    f("aggregator_merchant_id", Kind::Prefix("am_")),
-    f("type", Kind::OneOf(&["STATIC", "DYNAMIC"])),
-    f("code", Kind::Str),
-    f("terminal_label", Kind::Str),
-    f("reference_label", Kind::Str),
-    f("is_deleted", Kind::Bool),
-    f("created_at", Kind::Ts),
+    f("id", FieldKind::Numeric),
+    f("token", FieldKind::Prefix("qr_")),
+    f("aggregator_merchant_id", FieldKind::Prefix("am_")),
+    f("type", FieldKind::OneOf(&["STATIC", "DYNAMIC"])),
+    f("code", FieldKind::Str),
+    f("terminal_label", FieldKind::Str),
+    f("reference_label", FieldKind::Str),
+    f("is_deleted", FieldKind::Bool),
+    f("created_at", FieldKind::Ts),
 ];
 
 /// Refund.
 pub const REFUND: &[Field] = &[
-    f("token", Kind::Str),
-    f("payment_id", Kind::Prefix("pm_")),
-    f("amount", Kind::Amount),
-    f("type", Kind::Str),
-    f("reason", Kind::Str),
-    f("addtl_info", Kind::Str),
-    f("status", Kind::Str),
-    f("trace_reference", Kind::Str),
-    f("msg_id", Kind::Str),
-    f("return_id", Kind::Str),
-    f("request_id", Kind::Str),
-    f("msg_created_at", Kind::Ts),
-    f("settle_at", Kind::NullTs),
-    f("created_at", Kind::Ts),
-    f("updated_at", Kind::Ts),
+    f("token", FieldKind::Str),
+    f("payment_id", FieldKind::Prefix("pm_")),
+    f("amount", FieldKind::Amount),
+    f("type", FieldKind::Str),
+    f("reason", FieldKind::Str),
+    f("addtl_info", FieldKind::Str),
+    f("status", FieldKind::Str),
+    f("trace_reference", FieldKind::Str),
+    f("msg_id", FieldKind::Str),
+    f("return_id", FieldKind::Str),
+    f("request_id", FieldKind::Str),
+    f("msg_created_at", FieldKind::Ts),
+    f("settle_at", FieldKind::NullTs),
+    f("created_at", FieldKind::Ts),
+    f("updated_at", FieldKind::Ts),
 ];
 
 /// AccountInfo.
 pub const ACCOUNT_INFO: &[Field] = &[
-    f("iban", Kind::Str),
-    f("type", Kind::Str),
-    f("currency", Kind::Currency),
-    f("servicer_member_id", Kind::Str),
-    f("name", Kind::Str),
-    f("is_default", Kind::Bool),
-    f("dba", Kind::Str),
-    f("mcc", Kind::Str),
-    f("account_title", Kind::Str),
-    f("account_type", Kind::Str),
+    f("iban", FieldKind::Str),
+    f("type", FieldKind::Str),
+    f("currency", FieldKind::Currency),
+    f("servicer_member_id", FieldKind::Str),
+    f("name", FieldKind::Str),
+    f("is_default", FieldKind::Bool),
+    f("dba", FieldKind::Str),
+    f("mcc", FieldKind::Str),
+    f("account_title", FieldKind::Str),
+    f("account_type", FieldKind::Str),
 ];
 
 /// Alias.
 pub const ALIAS: &[Field] = &[
-    f("id", Kind::Numeric),
-    f("token", Kind::Prefix("als_")),
-    f("merchant_id", Kind::Prefix("mer_")),
-    f("aggregator_merchant_id", Kind::Prefix("am_")),
-    f("alias_type", Kind::Str),
-    f("alias_value", Kind::Str),
-    f("status", Kind::Str),
-    f("start_date", Kind::Date),
-    f("expiration_date", Kind::Date),
-    f("opening_date", Kind::Date),
-    f("closing_date", Kind::Date),
-    f("created_at", Kind::Ts),
-    f("updated_at", Kind::Ts),
-    f("alias_record_id", Kind::NumStr),
+    f("id", FieldKind::Numeric),
+    f("token", FieldKind::Prefix("als_")),
+    f("merchant_id", FieldKind::Prefix("mer_")),
+    f("aggregator_merchant_id", FieldKind::Prefix("am_")),
+    f("alias_type", FieldKind::Str),
+    f("alias_value", FieldKind::Str),
+    f("status", FieldKind::Str),
+    f("start_date", FieldKind::Date),
+    f("expiration_date", FieldKind::Date),
+    f("opening_date", FieldKind::Date),
+    f("closing_date", FieldKind::Date),
+    f("created_at", FieldKind::Ts),
+    f("updated_at", FieldKind::Ts),
+    f("alias_record_id", FieldKind::NumStr),
 ];
 
 /// AccessKey.
 pub const ACCESS_KEY: &[Field] = &[
-    f("id", Kind::KeyPart),
-    f("token", Kind::KeyPart),
-    f("key_id", Kind::Prefix("key_")),
-    f("aggregator_id", Kind::Prefix("agg_")),
-    f("is_active", Kind::Bool),
-    f("name", Kind::Str),
-    f("secret", Kind::Str),
-    f("created_at", Kind::Ts),
-    f("updated_at", Kind::Ts),
+    f("id", FieldKind::KeyPart),
+    f("token", FieldKind::KeyPart),
+    f("key_id", FieldKind::Prefix("key_")),
+    f("aggregator_id", FieldKind::Prefix("agg_")),
+    f("is_active", FieldKind::Bool),
+    f("name", FieldKind::Str),
+    f("secret", FieldKind::Str),
+    f("created_at", FieldKind::Ts),
+    f("updated_at", FieldKind::Ts),
 ];
 
 /// Fields of a record that a write to that record may change, by the
@@ -386,122 +389,122 @@ impl Written {
 
 /// BankAccount.
 pub const BANK_ACCOUNT: &[Field] = &[
-    f("id", Kind::Numeric),
-    f("token", Kind::Prefix("acc_")),
-    f("vault_token", Kind::Prefix("lock_")),
-    f("title", Kind::Str),
-    f("iban", Kind::Str),
-    f("redacted_iban", Kind::Str),
-    f("hashed_iban", Kind::Str),
-    f("servicer", Kind::Str),
-    f("bank", Kind::Str),
-    f("depositor_id", Kind::Prefix("dep_")),
-    f("owner", Kind::Str),
-    f("kind", Kind::Int),
-    f("version", Kind::Str),
-    f("created_at", Kind::Ts),
-    f("updated_at", Kind::Ts),
+    f("id", FieldKind::Numeric),
+    f("token", FieldKind::Prefix("acc_")),
+    f("vault_token", FieldKind::Prefix("lock_")),
+    f("title", FieldKind::Str),
+    f("iban", FieldKind::Str),
+    f("redacted_iban", FieldKind::Str),
+    f("hashed_iban", FieldKind::Str),
+    f("servicer", FieldKind::Str),
+    f("bank", FieldKind::Str),
+    f("depositor_id", FieldKind::Prefix("dep_")),
+    f("owner", FieldKind::Str),
+    f("kind", FieldKind::Int),
+    f("version", FieldKind::Str),
+    f("created_at", FieldKind::Ts),
+    f("updated_at", FieldKind::Ts),
 ];
 
 /// Aggregator.
 pub const AGGREGATOR: &[Field] = &[
-    f("id", Kind::Numeric),
-    f("token", Kind::Prefix("agg_")),
-    f("partner_id", Kind::Prefix("partner_")),
-    f("bank_account_id", Kind::Prefix("acc_")),
-    f("name", Kind::Str),
-    f("is_active", Kind::Bool),
-    f("is_super", Kind::Bool),
-    f("vault_enabled", Kind::Bool),
-    f("bank_account", Kind::Obj(BANK_ACCOUNT)),
-    f("keys", Kind::Arr(ACCESS_KEY)),
-    f("created_at", Kind::Ts),
-    f("updated_at", Kind::Ts),
+    f("id", FieldKind::Numeric),
+    f("token", FieldKind::Prefix("agg_")),
+    f("partner_id", FieldKind::Prefix("partner_")),
+    f("bank_account_id", FieldKind::Prefix("acc_")),
+    f("name", FieldKind::Str),
+    f("is_active", FieldKind::Bool),
+    f("is_super", FieldKind::Bool),
+    f("vault_enabled", FieldKind::Bool),
+    f("bank_account", FieldKind::Obj(BANK_ACCOUNT)),
+    f("keys", FieldKind::Arr(ACCESS_KEY)),
+    f("created_at", FieldKind::Ts),
+    f("updated_at", FieldKind::Ts),
 ];
 
 /// LedgerAccount.
 pub const LEDGER: &[Field] = &[
-    f("id", Kind::Numeric),
-    f("token", Kind::Prefix("acct_")),
-    f("account_type", Kind::Str),
-    f("account_name", Kind::Str),
-    f("normal_balance", Kind::Str),
-    f("balance", Kind::Amount),
-    f("running_balance", Kind::Amount),
-    f("currency", Kind::Currency),
-    f("vault_token", Kind::Prefix("lock_")),
-    f("bank_acct_id", Kind::Prefix("acc_")),
-    f("external_partner_id", Kind::Str),
-    f("external_aggregator_id", Kind::Str),
-    f("external_merchant_id", Kind::Str),
-    f("created_at", Kind::Ts),
-    f("updated_at", Kind::Ts),
+    f("id", FieldKind::Numeric),
+    f("token", FieldKind::Prefix("acct_")),
+    f("account_type", FieldKind::Str),
+    f("account_name", FieldKind::Str),
+    f("normal_balance", FieldKind::Str),
+    f("balance", FieldKind::Amount),
+    f("running_balance", FieldKind::Amount),
+    f("currency", FieldKind::Currency),
+    f("vault_token", FieldKind::Prefix("lock_")),
+    f("bank_acct_id", FieldKind::Prefix("acc_")),
+    f("external_partner_id", FieldKind::Str),
+    f("external_aggregator_id", FieldKind::Str),
+    f("external_merchant_id", FieldKind::Str),
+    f("created_at", FieldKind::Ts),
+    f("updated_at", FieldKind::Ts),
 ];
 
 /// WebhookEndpoint.
 pub const WEBHOOK: &[Field] = &[
-    f("token", Kind::Prefix("wh_")),
-    f("aggregator_id", Kind::Prefix("agg_")),
-    f("url", Kind::Str),
-    f("description", Kind::Str),
-    f("enabled", Kind::Bool),
-    f("event_filter_json", Kind::EventJson),
-    f("created_at", Kind::Ts),
-    f("updated_at", Kind::Ts),
-    f("secret_version", Kind::Int),
-    f("secret_rotated_at", Kind::Ts),
+    f("token", FieldKind::Prefix("wh_")),
+    f("aggregator_id", FieldKind::Prefix("agg_")),
+    f("url", FieldKind::Str),
+    f("description", FieldKind::Str),
+    f("enabled", FieldKind::Bool),
+    f("event_filter_json", FieldKind::EventJson),
+    f("created_at", FieldKind::Ts),
+    f("updated_at", FieldKind::Ts),
+    f("secret_version", FieldKind::Int),
+    f("secret_rotated_at", FieldKind::Ts),
 ];
 
 const CURSOR_COUNT: &[Field] = &[
-    f("filtered_count", Kind::NumStr),
-    f("total_count", Kind::NumStr),
+    f("filtered_count", FieldKind::NumStr),
+    f("total_count", FieldKind::NumStr),
 ];
 
 /// `data` of the access-key list.
 pub const KEY_LIST: &[Field] = &[
-    f("count", Kind::Count(CountForm::Integer)),
-    f("keys", Kind::Arr(ACCESS_KEY)),
+    f("count", FieldKind::Count(CountForm::Integer)),
+    f("keys", FieldKind::Arr(ACCESS_KEY)),
 ];
 /// `data` of the merchant list.
 pub const MERCHANT_LIST: &[Field] = &[
-    f("merchants", Kind::Arr(MERCHANT)),
-    f("count", Kind::Count(CountForm::Text)),
+    f("merchants", FieldKind::Arr(MERCHANT)),
+    f("count", FieldKind::Count(CountForm::Text)),
 ];
 /// `data` of the rail-merchant list.
 pub const RAIL_MERCHANT_LIST: &[Field] = &[
-    f("merchants", Kind::Arr(RAIL_MERCHANT)),
-    f("count", Kind::Count(CountForm::Text)),
+    f("merchants", FieldKind::Arr(RAIL_MERCHANT)),
+    f("count", FieldKind::Count(CountForm::Text)),
 ];
 /// `data` of the QR list.
 pub const QR_LIST: &[Field] = &[
-    f("qr_codes", Kind::Arr(QR_CODE)),
-    f("count", Kind::Count(CountForm::Text)),
+    f("qr_codes", FieldKind::Arr(QR_CODE)),
+    f("count", FieldKind::Count(CountForm::Text)),
 ];
 /// `data` of the refund list.
 pub const REFUND_LIST: &[Field] = &[
-    f("count", Kind::Count(CountForm::Integer)),
-    f("keys", Kind::Arr(REFUND)),
+    f("count", FieldKind::Count(CountForm::Integer)),
+    f("keys", FieldKind::Arr(REFUND)),
 ];
 /// `data` of the batch list.
 pub const BATCH_LIST: &[Field] = &[
-    f("batches", Kind::Arr(BATCH)),
-    f("next_cursor", Kind::Str),
-    f("count", Kind::Obj(CURSOR_COUNT)),
+    f("batches", FieldKind::Arr(BATCH)),
+    f("next_cursor", FieldKind::Str),
+    f("count", FieldKind::Obj(CURSOR_COUNT)),
 ];
 /// `data` of a batch's transactions. Payout elements are not shown by
 /// API.md: only the array is required.
 pub const TRANSACTION_LIST: &[Field] = &[
-    f("settlement_transactions", Kind::Arr(&[])),
-    f("transactions", Kind::Arr(TRANSACTION)),
-    f("next_cursor", Kind::Str),
-    f("count", Kind::Obj(CURSOR_COUNT)),
+    f("settlement_transactions", FieldKind::Arr(&[])),
+    f("transactions", FieldKind::Arr(TRANSACTION)),
+    f("next_cursor", FieldKind::Str),
+    f("count", FieldKind::Obj(CURSOR_COUNT)),
 ];
 /// `data` of a created export.
-pub const EXPORT_CREATED: &[Field] = &[f("report_export", Kind::Obj(REPORT_EXPORT))];
+pub const EXPORT_CREATED: &[Field] = &[f("report_export", FieldKind::Obj(REPORT_EXPORT))];
 /// `data` of the webhook list.
 pub const WEBHOOK_LIST: &[Field] = &[
-    f("endpoints", Kind::Arr(WEBHOOK)),
-    f("count", Kind::Count(CountForm::Text)),
+    f("endpoints", FieldKind::Arr(WEBHOOK)),
+    f("count", FieldKind::Count(CountForm::Text)),
 ];
 
 /// Every resource table of API.md, by its name there (the schemas of

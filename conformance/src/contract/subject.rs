@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use super::{
-    BodyField, Effect, Kind, Many, Named, OPS, Op, OpId, Paging, Param, PathId, Role, Success,
+    BodyField, Effect, FieldKind, Many, Named, OPS, Op, OpId, Paging, Param, PathId, Role, Success,
 };
 
 /// A part of the contract a rule judges.
@@ -25,7 +25,7 @@ pub enum Subject {
     /// Every error condition of API.md's error table.
     ErrorTable,
     /// Resource fields of the kinds it holds for.
-    Field(fn(Kind) -> bool),
+    Field(fn(FieldKind) -> bool),
     /// The references between records (an id in one record names another).
     References,
     /// The request body of the operations it holds for.

@@ -65,7 +65,7 @@ mod tests {
 
     use super::SILENT;
     use crate::contract::resources::TABLES;
-    use crate::contract::{Kind, Named, OPS, ROOMS};
+    use crate::contract::{FieldKind, Named, OPS, ROOMS};
 
     /// `spec/API.md`, as written.
     fn api() -> String {
@@ -189,12 +189,14 @@ mod tests {
     }
 
     /// Whether a field of `kind` may hold an empty string.
-    fn takes_empty(kind: Kind) -> bool {
+    fn takes_empty(kind: FieldKind) -> bool {
         match kind {
-            Kind::Str | Kind::PrefixOrEmpty(_) | Kind::StrOrNull | Kind::AnyObj | Kind::Obj(_) => {
-                true
-            }
-            Kind::OneOf(values) => values.contains(&""),
+            FieldKind::Str
+            | FieldKind::PrefixOrEmpty(_)
+            | FieldKind::StrOrNull
+            | FieldKind::AnyObj
+            | FieldKind::Obj(_) => true,
+            FieldKind::OneOf(values) => values.contains(&""),
             _ => false,
         }
     }
@@ -231,7 +233,7 @@ mod tests {
                             "{name}.{field}: API.md says it may be empty, the table's kind does not take \"\""
                         ));
                     }
-                    if notes.contains("observed") && matches!(f.kind, Kind::OneOf(_)) {
+                    if notes.contains("observed") && matches!(f.kind, FieldKind::OneOf(_)) {
                         problems.push(format!(
                             "{name}.{field}: API.md gives observed values only, the table closes the list"
                         ));

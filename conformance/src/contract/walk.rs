@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{Field, Kind};
+use super::{Field, FieldKind};
 
 /// The fields of `fields` in a value, recursing into objects and arrays
 /// of objects, in the table's order (a field, then what it holds).
@@ -82,10 +82,10 @@ impl<'v> Walk<'v> {
                 value: v,
             });
             match (field.kind, v) {
-                (Kind::Obj(inner), Some(obj)) if obj.is_object() => {
+                (FieldKind::Obj(inner), Some(obj)) if obj.is_object() => {
                     self.object(obj, inner, Some(at))
                 }
-                (Kind::Arr(inner), Some(Value::Array(items))) if !inner.is_empty() => {
+                (FieldKind::Arr(inner), Some(Value::Array(items))) if !inner.is_empty() => {
                     for (i, item) in items.iter().enumerate() {
                         let element = self.place(Some(at), Step::Index(i));
                         self.object(item, inner, Some(element));

@@ -52,7 +52,7 @@ pub enum Cred {
 
 /// Which value a path id or a lookup is given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Target {
+pub enum Naming {
     /// The n-th value the model knows of the operation's kind.
     Known(u8),
     /// A well-formed value of the right kind that names nothing.
@@ -69,21 +69,21 @@ pub enum Command {
         /// Which operation.
         op: OpId,
         /// Its path id or lookup value (ignored by the others).
-        target: Target,
+        target: Naming,
         /// The secret sent.
         cred: Cred,
     },
     /// A key rotation.
     Rotate {
         /// The key rotated: `Known` is the key the user allowed to rotate.
-        target: Target,
+        target: Naming,
         /// The secret sent.
         cred: Cred,
     },
     /// A report export of a known batch.
     Export {
         /// Which batch (`Known`) or a well-formed unknown one.
-        batch: Target,
+        batch: Naming,
         /// A merchant export (of a known rail merchant) or a batch one.
         merchant: bool,
         /// The secret sent.
@@ -120,12 +120,12 @@ impl fmt::Display for Cred {
     }
 }
 
-impl fmt::Display for Target {
+impl fmt::Display for Naming {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Target::Known(n) => write!(f, "known #{n}"),
-            Target::Unknown(n) => write!(f, "unknown #{n}"),
-            Target::Other(n) => write!(f, "another kind's id #{n}"),
+            Naming::Known(n) => write!(f, "known #{n}"),
+            Naming::Unknown(n) => write!(f, "unknown #{n}"),
+            Naming::Other(n) => write!(f, "another kind's id #{n}"),
         }
     }
 }
@@ -178,11 +178,11 @@ fn write_cred() -> impl Strategy<Value = Cred> {
     ]
 }
 
-fn target() -> impl Strategy<Value = Target> {
+fn target() -> impl Strategy<Value = Naming> {
     prop_oneof![
-        5 => (0u8..8).prop_map(Target::Known),
-        2 => any::<u16>().prop_map(Target::Unknown),
-        1 => (0u8..8).prop_map(Target::Other),
+        5 => (0u8..8).prop_map(Naming::Known),
+        2 => any::<u16>().prop_map(Naming::Unknown),
+        1 => (0u8..8).prop_map(Naming::Other),
     ]
 }
 
@@ -196,7 +196,7 @@ pub fn command(writes: bool) -> BoxedStrategy<Command> {
             target: if takes_target(op) {
                 target
             } else {
-                Target::Known(0)
+                Naming::Known(0)
             },
             cred,
         })
@@ -207,14 +207,14 @@ pub fn command(writes: bool) -> BoxedStrategy<Command> {
     // A rotation aimed at no key is as telling as one aimed at the key:
     // what it must leave alone is everything.
     let rotate_target = prop_oneof![
-        1 => (0u8..8).prop_map(Target::Known),
-        3 => any::<u16>().prop_map(Target::Unknown),
-        1 => (0u8..8).prop_map(Target::Other),
+        1 => (0u8..8).prop_map(Naming::Known),
+        3 => any::<u16>().prop_map(Naming::Unknown),
+        1 => (0u8..8).prop_map(Naming::Other),
     ];
     let rotate =
         (rotate_target, write_cred()).prop_map(|(target, cred)| Command::Rotate { target, cred });
     let export = (
-        prop_oneof![4 => (0u8..8).prop_map(Target::Known), 1 => any::<u16>().prop_map(Target::Unknown)],
+        prop_oneof![4 => (0u8..8).prop_map(Naming::Known), 1 => any::<u16>().prop_map(Naming::Unknown)],
         any::<bool>(),
         write_cred(),
     )

@@ -80,12 +80,12 @@ pub struct Resolved {
     /// The header sent.
     pub auth: Auth,
     /// The key and, for a retired secret, which one.
-    pub of: Of,
+    pub holder: Holder,
 }
 
 /// Whose a resolved credential is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Of {
+pub enum Holder {
     /// Key `n`'s current secret.
     Current(usize),
     /// Key `n`'s `r`-th retired secret.
@@ -147,7 +147,7 @@ impl Machine {
             } else {
                 Auth::Secret(self.keys[k].secret.clone())
             },
-            of: Of::Current(k),
+            holder: Holder::Current(k),
         };
         match cred {
             Cred::Configured => current(self.configured),
@@ -161,31 +161,31 @@ impl Machine {
                     let (k, r) = retired[usize::from(n) % retired.len()];
                     Resolved {
                         auth: Auth::Secret(self.keys[k].retired[r].secret.clone()),
-                        of: Of::Retired(k, r),
+                        holder: Holder::Retired(k, r),
                     }
                 }
             },
             Cred::Missing => Resolved {
                 auth: Auth::Missing,
-                of: Of::Nobody,
+                holder: Holder::Nobody,
             },
             Cred::Empty => Resolved {
                 auth: Auth::Probe(String::new()),
-                of: Of::Nobody,
+                holder: Holder::Nobody,
             },
             Cred::MadeUp(n) => Resolved {
                 auth: Auth::Probe(format!("aggsk_madeup{n:05}c0ffee")),
-                of: Of::Nobody,
+                holder: Holder::Nobody,
             },
         }
     }
 
-    /// What `op` must do with `of`'s secret.
-    pub fn expect(&self, of: Of, op: OpId) -> Expect {
-        let opens = match of {
-            Of::Current(k) => &self.keys[k].opens,
-            Of::Retired(k, r) => &self.keys[k].retired[r].opens,
-            Of::Nobody => return Expect::Refused,
+    /// What `op` must do with `holder`'s secret.
+    pub fn expect(&self, holder: Holder, op: OpId) -> Expect {
+        let opens = match holder {
+            Holder::Current(k) => &self.keys[k].opens,
+            Holder::Retired(k, r) => &self.keys[k].retired[r].opens,
+            Holder::Nobody => return Expect::Refused,
         };
         match opens.get(&op) {
             Some(true) => Expect::Accepted,
@@ -196,11 +196,11 @@ impl Machine {
 
     /// Every secret the machine knows, and whose it is: each key's
     /// current one, and the last `retired` each key was rotated away from.
-    pub fn secrets(&self, retired: usize) -> Vec<(Of, Auth)> {
+    pub fn secrets(&self, retired: usize) -> Vec<(Holder, Auth)> {
         let mut out = Vec::new();
         for (k, key) in self.keys.iter().enumerate() {
             out.push((
-                Of::Current(k),
+                Holder::Current(k),
                 if k == self.configured {
                     Auth::Key
                 } else {
@@ -209,36 +209,36 @@ impl Machine {
             ));
             let skip = key.retired.len().saturating_sub(retired);
             for (r, old) in key.retired.iter().enumerate().skip(skip) {
-                out.push((Of::Retired(k, r), Auth::Secret(old.secret.clone())));
+                out.push((Holder::Retired(k, r), Auth::Secret(old.secret.clone())));
             }
         }
         out
     }
 
-    /// The learned map of `of`, to be set by a sweep.
-    pub fn opens_mut(&mut self, of: Of) -> Option<&mut Opens> {
-        match of {
-            Of::Current(k) => self.keys.get_mut(k).map(|k| &mut k.opens),
-            Of::Retired(k, r) => self
+    /// The learned map of `holder`, to be set by a sweep.
+    pub fn opens_mut(&mut self, holder: Holder) -> Option<&mut Opens> {
+        match holder {
+            Holder::Current(k) => self.keys.get_mut(k).map(|k| &mut k.opens),
+            Holder::Retired(k, r) => self
                 .keys
                 .get_mut(k)
                 .and_then(|k| k.retired.get_mut(r))
                 .map(|r| &mut r.opens),
-            Of::Nobody => None,
+            Holder::Nobody => None,
         }
     }
 
-    /// How a report names `of` (never the secret).
-    pub fn name(&self, of: Of) -> String {
-        match of {
-            Of::Current(k) if k == self.configured => "the configured key".to_owned(),
-            Of::Current(k) => format!("key {}'s current secret", self.keys[k].id),
-            Of::Retired(k, r) => format!(
+    /// How a report names `holder` (never the secret).
+    pub fn name(&self, holder: Holder) -> String {
+        match holder {
+            Holder::Current(k) if k == self.configured => "the configured key".to_owned(),
+            Holder::Current(k) => format!("key {}'s current secret", self.keys[k].id),
+            Holder::Retired(k, r) => format!(
                 "the secret key {} had {} rotation(s) ago",
                 self.keys[k].id,
                 self.keys[k].retired.len() - r
             ),
-            Of::Nobody => "a secret no key has".to_owned(),
+            Holder::Nobody => "a secret no key has".to_owned(),
         }
     }
 

@@ -29,9 +29,9 @@ use std::sync::{PoisonError, RwLock};
 
 use serde_json::Value;
 
-use self::command::{Command, Cred, Target, takes_target};
+use self::command::{Command, Cred, Naming, takes_target};
 use self::known::{KnownValues, unknown_like};
-use self::machine::{Expect, Machine, Of, Opens};
+use self::machine::{Expect, Holder, Machine, Opens};
 use self::script::Script;
 use crate::contract::{Op, OpId, names};
 use crate::http::{Exchange, Request, encode};
@@ -100,7 +100,7 @@ impl Budget {
         }
         let (used, max) = match command {
             Command::Rotate {
-                target: Target::Known(_),
+                target: Naming::Known(_),
                 cred: Cred::Configured,
             } => (&mut self.rotations, ROTATIONS),
             Command::Export {
@@ -125,9 +125,9 @@ impl Budget {
 #[derive(Debug)]
 struct Planned {
     request: Request,
-    of: Of,
+    holder: Holder,
     /// For reads and writes aimed at a value: which kind of value.
-    target: Target,
+    target: Naming,
     /// The value sent, for messages.
     value: Option<String>,
 }
@@ -198,8 +198,8 @@ impl<'a> Explorer<'a> {
             }
             Command::Rotate { target, .. } => {
                 let id = match target {
-                    Target::Known(_) => machine.keys[machine.rotatable?].id.clone(),
-                    Target::Unknown(salt) => {
+                    Naming::Known(_) => machine.keys[machine.rotatable?].id.clone(),
+                    Naming::Unknown(salt) => {
                         let ids: Vec<&String> = machine.keys.iter().map(|k| &k.id).collect();
                         let mut id = unknown_like(ids.first().copied(), "ak_", 19, salt);
                         while ids.contains(&&id) {
@@ -207,7 +207,7 @@ impl<'a> Explorer<'a> {
                         }
                         id
                     }
-                    Target::Other(n) => {
+                    Naming::Other(n) => {
                         let others = self.known.others("ak_");
                         (*others.get(usize::from(n) % others.len().max(1))?).clone()
                     }
@@ -219,9 +219,9 @@ impl<'a> Explorer<'a> {
             } => {
                 let known = &self.known.batches;
                 let token = match batch {
-                    Target::Known(n) => known.get(usize::from(n) % known.len().max(1))?.clone(),
-                    Target::Unknown(salt) => unknown_like(known.first(), "sb_", 39, salt),
-                    Target::Other(_) => return None,
+                    Naming::Known(n) => known.get(usize::from(n) % known.len().max(1))?.clone(),
+                    Naming::Unknown(salt) => unknown_like(known.first(), "sb_", 39, salt),
+                    Naming::Other(_) => return None,
                 };
                 let mut body = serde_json::json!({
                     "settlement_batch_id": token,
@@ -239,26 +239,26 @@ impl<'a> Explorer<'a> {
         };
         Some(Planned {
             request: request.auth(resolved.auth),
-            of: resolved.of,
+            holder: resolved.holder,
             target,
             value,
         })
     }
 
     /// A read of `op` for `target`, and the value it names.
-    fn read_request(&self, op: OpId, target: Target) -> Option<(Request, Option<String>)> {
+    fn read_request(&self, op: OpId, target: Naming) -> Option<(Request, Option<String>)> {
         let known = &self.known;
         let pick = |v: &[String], n: u8| v.get(usize::from(n) % v.len().max(1)).cloned();
         match op {
             OpId::AccountInfo => {
                 let (kind, value) = match target {
-                    Target::Known(n) => {
+                    Naming::Known(n) => {
                         let i = usize::from(n) % known.accounts.len().max(1);
                         known.accounts.get(i)?.clone()
                     }
-                    Target::Unknown(_) | Target::Other(_) => {
+                    Naming::Unknown(_) | Naming::Other(_) => {
                         let salt = match target {
-                            Target::Unknown(s) => s,
+                            Naming::Unknown(s) => s,
                             _ => 0x0bad,
                         };
                         let (kind, value) = known.accounts.first()?.clone();
@@ -275,12 +275,12 @@ impl<'a> Explorer<'a> {
             }
             OpId::TitleFetch => {
                 let value = match target {
-                    Target::Known(n) => pick(&known.till_codes, n)?,
-                    Target::Unknown(salt) => {
+                    Naming::Known(n) => pick(&known.till_codes, n)?,
+                    Naming::Unknown(salt) => {
                         let code = known.till_codes.first()?;
                         unknown_like(Some(code), "", code.len(), salt)
                     }
-                    Target::Other(_) => unknown_like(known.till_codes.first(), "", 8, 0x0bad),
+                    Naming::Other(_) => unknown_like(known.till_codes.first(), "", 8, 0x0bad),
                 };
                 let request = Request::to(op)
                     .q(names::ALIAS_TYPE, "TILL_CODE")
@@ -292,19 +292,19 @@ impl<'a> Explorer<'a> {
                 Some(path_id) => {
                     let ids = known.ids(op);
                     let id = match target {
-                        Target::Known(n) => pick(ids, n)?,
-                        Target::Unknown(salt) => unknown_like(
+                        Naming::Known(n) => pick(ids, n)?,
+                        Naming::Unknown(salt) => unknown_like(
                             ids.first(),
                             path_id.prefix,
                             path_id.exact_len.unwrap_or(path_id.prefix.len() + 16),
                             salt,
                         ),
-                        Target::Other(n) => {
+                        Naming::Other(n) => {
                             let others = known.others(path_id.prefix);
                             (*others.get(usize::from(n) % others.len().max(1))?).clone()
                         }
                     };
-                    if matches!(target, Target::Unknown(_)) && ids.contains(&id) {
+                    if matches!(target, Naming::Unknown(_)) && ids.contains(&id) {
                         return None;
                     }
                     Some((Request::to_one(op, &id), Some(id)))
@@ -368,16 +368,16 @@ impl<'a> Explorer<'a> {
         if status >= 500 {
             return Err(c.fail(&NO_SERVER_ERROR, e, format!("{name} answered {status}")));
         }
-        let who = machine.name(planned.of);
+        let who = machine.name(planned.holder);
         let refused = matches!(status, 401 | 403);
-        match machine.expect(planned.of, op) {
+        match machine.expect(planned.holder, op) {
             Expect::Refused if e.success() => {
                 return Err(c.fail(
                     &SECRET_KEEPS_ITS_REACH,
                     e,
                     format!(
                         "{name} served {who}, which {}",
-                        if planned.of == Of::Nobody {
+                        if planned.holder == Holder::Nobody {
                             "API.md says receives 401".to_owned()
                         } else {
                             format!("{name} refused when the machine learned it")
@@ -386,7 +386,8 @@ impl<'a> Explorer<'a> {
                 ));
             }
             Expect::Refused
-                if matches!(planned.target, Target::Known(_)) && planned.of == Of::Nobody =>
+                if matches!(planned.target, Naming::Known(_))
+                    && planned.holder == Holder::Nobody =>
             {
                 return if status == 401 {
                     Ok(())
@@ -405,7 +406,7 @@ impl<'a> Explorer<'a> {
                     e,
                     format!(
                         "{name} refused {who} ({status}), which it accepted when the machine learned it{}",
-                        if matches!(planned.of, Of::Current(_)) {
+                        if matches!(planned.holder, Holder::Current(_)) {
                             " (no write since changed that key)"
                         } else {
                             ""
@@ -430,14 +431,14 @@ impl<'a> Explorer<'a> {
             }
             // A lookup refused under WIRE.md's names may be read under
             // names of the server's own (`wire.lookup-names`).
-            Target::Known(_) if status == 400 && c.ctx.lookup_refused(&e.request) => Ok(()),
-            Target::Known(_) if !e.success() => Err(c.fail(
+            Naming::Known(_) if status == 400 && c.ctx.lookup_refused(&e.request) => Ok(()),
+            Naming::Known(_) if !e.success() => Err(c.fail(
                 &VALID_REQUEST_SUCCEEDS,
                 e,
                 format!("{name} of the known {shown} answered {status}"),
             )),
-            Target::Known(_) => answers_for(c, op, value, e),
-            Target::Unknown(_) if e.success() => match op {
+            Naming::Known(_) => answers_for(c, op, value, e),
+            Naming::Unknown(_) if e.success() => match op {
                 // A lookup may answer an account it resolves; never
                 // another IBAN's.
                 OpId::AccountInfo | OpId::TitleFetch => answers_for(c, op, value, e),
@@ -447,14 +448,14 @@ impl<'a> Explorer<'a> {
                     format!("{name} of {shown}, which names nothing, succeeded"),
                 ))),
             },
-            Target::Unknown(_) if Op::get(op).lists_error(404) && status != 404 => Err(c.fail(
+            Naming::Unknown(_) if Op::get(op).lists_error(404) && status != 404 => Err(c.fail(
                 &UNKNOWN_ID_IS_404,
                 e,
                 format!(
                     "{name} of {shown}, which names nothing, answered {status}: API.md lists 404"
                 ),
             )),
-            Target::Other(_)
+            Naming::Other(_)
                 if e.success() && op != OpId::AccountInfo && op != OpId::TitleFetch =>
             {
                 Err(c.fail(

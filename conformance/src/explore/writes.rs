@@ -8,8 +8,8 @@ use std::sync::PoisonError;
 use serde_json::Value;
 
 use super::SECRET_KEEPS_ITS_REACH;
-use super::command::{Command, Cred, Target};
-use super::machine::{self, Machine, Of, Opens, drift, split, swept};
+use super::command::{Command, Cred, Naming};
+use super::machine::{self, Holder, Machine, Opens, drift, split, swept};
 use super::script::Script;
 use super::{Budget, Explorer, SWEEP_RETIRED, UNCHANGING_ATTEMPTS, invariant_of};
 use crate::contract::{Op, OpId, names};
@@ -39,7 +39,7 @@ impl Explorer<'_> {
             return Ok(());
         }
         if let Command::Rotate {
-            target: Target::Known(_),
+            target: Naming::Known(_),
             cred: Cred::Configured,
         } = command
         {
@@ -155,13 +155,13 @@ impl Explorer<'_> {
             );
         }
         let value = c.shown_input(planned.value.as_deref().unwrap_or(""));
-        let wrong = if planned.of == Of::Nobody {
+        let wrong = if planned.holder == Holder::Nobody {
             e.success().then(|| {
                 (
                     &UNAUTHORIZED,
                     format!(
                         "{name} with {} succeeded: API.md says it receives 401",
-                        machine.name(planned.of)
+                        machine.name(planned.holder)
                     ),
                 )
             })
@@ -197,10 +197,10 @@ impl Explorer<'_> {
         if let Command::Export {
             batch, merchant, ..
         } = *command
-            && planned.of != Of::Nobody
+            && planned.holder != Holder::Nobody
         {
             let judged = match (batch, e.success()) {
-                (Target::Known(_), false) => Err(c.fail(
+                (Naming::Known(_), false) => Err(c.fail(
                     &VALID_REQUEST_SUCCEEDS,
                     &e,
                     format!("an export of the known batch {value} answered {status}"),
@@ -299,22 +299,26 @@ impl Explorer<'_> {
     /// ones) and the configured key: the others are tried by the
     /// sequences' own steps. One wave of requests at a far server instead
     /// of three.
-    fn sweep_cases(&self, machine: &Machine, rotated: Option<usize>) -> Vec<(Of, OpId, Request)> {
-        let secrets: Vec<(Of, Auth)> = machine
+    fn sweep_cases(
+        &self,
+        machine: &Machine,
+        rotated: Option<usize>,
+    ) -> Vec<(Holder, OpId, Request)> {
+        let secrets: Vec<(Holder, Auth)> = machine
             .secrets(SWEEP_RETIRED)
             .into_iter()
             .filter(|(of, _)| match (rotated, of) {
                 (None, _) => true,
-                (Some(k), Of::Current(n) | Of::Retired(n, _)) => {
+                (Some(k), Holder::Current(n) | Holder::Retired(n, _)) => {
                     *n == k || *n == machine.configured
                 }
-                (Some(_), Of::Nobody) => false,
+                (Some(_), Holder::Nobody) => false,
             })
             .collect();
         let mut cases = Vec::new();
         for (of, auth) in &secrets {
             for op in swept() {
-                let Some((request, _)) = self.read_request(*op, Target::Known(0)) else {
+                let Some((request, _)) = self.read_request(*op, Naming::Known(0)) else {
                     continue;
                 };
                 cases.push((*of, *op, request.auth(auth.clone())));
@@ -322,9 +326,9 @@ impl Explorer<'_> {
         }
         // Secrets no key has: refused everywhere (Authentication 2).
         for op in swept().iter().filter(|_| rotated.is_none()) {
-            if let Some((request, _)) = self.read_request(*op, Target::Known(0)) {
+            if let Some((request, _)) = self.read_request(*op, Naming::Known(0)) {
                 cases.push((
-                    Of::Nobody,
+                    Holder::Nobody,
                     *op,
                     request.auth(Auth::Probe("aggsk_sweep_not_a_key".into())),
                 ));
@@ -337,17 +341,17 @@ impl Explorer<'_> {
     /// a secret no key has must open nothing.
     fn learn<'e>(
         &self,
-        cases: &[(Of, OpId, Request)],
+        cases: &[(Holder, OpId, Request)],
         answers: &'e [Exchange],
-    ) -> Result<std::collections::BTreeMap<Of, (Opens, Vec<&'e Exchange>)>, Finding> {
-        let mut learned: std::collections::BTreeMap<Of, (Opens, Vec<&Exchange>)> =
+    ) -> Result<std::collections::BTreeMap<Holder, (Opens, Vec<&'e Exchange>)>, Finding> {
+        let mut learned: std::collections::BTreeMap<Holder, (Opens, Vec<&Exchange>)> =
             Default::default();
         for ((of, op, _), e) in cases.iter().zip(answers) {
             let Some(status) = e.status().filter(|_| e.transient.is_none()) else {
                 continue;
             };
             let accepted = !matches!(status, 401 | 403);
-            if *of == Of::Nobody {
+            if *of == Holder::Nobody {
                 if accepted {
                     return Err(self.check.fail(
                         &UNAUTHORIZED,
@@ -407,7 +411,7 @@ impl Explorer<'_> {
             };
             let who = machine.name(*of);
             match *of {
-                Of::Current(k) => {
+                Holder::Current(k) => {
                     let before = match &rotated {
                         Some((r, before)) if *r == k => before,
                         _ => &machine.keys[k].opens,
@@ -428,13 +432,13 @@ impl Explorer<'_> {
                         ));
                     }
                 }
-                Of::Retired(k, _) => {
+                Holder::Retired(k, _) => {
                     // What its key opened: before the rotation, or as this
                     // sweep learns it.
                     let key = match &rotated {
                         Some((r, before)) if *r == k => before,
                         _ => learned
-                            .get(&Of::Current(k))
+                            .get(&Holder::Current(k))
                             .map_or(&machine.keys[k].opens, |(opens, _)| opens),
                     };
                     if let Some(why) = split(opens, key) {
@@ -448,7 +452,7 @@ impl Explorer<'_> {
                         ));
                     }
                 }
-                Of::Nobody => {}
+                Holder::Nobody => {}
             }
         }
         for (of, (opens, _)) in learned {

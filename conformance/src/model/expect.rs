@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::list::{ListModel, token_of};
-use crate::contract::{Field, Filter, Kind, Matching, Paging, Param};
+use crate::contract::{Field, FieldKind, Filter, Matching, Paging, Param};
 use crate::http::show;
 
 /// A filter parameter with the values sent.
@@ -382,10 +382,10 @@ fn differs_at(row: &Value, model: &Value, fields: &[Field], path: &str) -> Optio
             (Some(x), Some(v)) => (x, v),
         };
         let why = match (field.kind, x.as_array(), v.as_array()) {
-            (Kind::Obj(inner), _, _) if x.is_object() && v.is_object() => {
+            (FieldKind::Obj(inner), _, _) if x.is_object() && v.is_object() => {
                 differs_at(x, v, inner, &format!("{name}."))
             }
-            (Kind::Arr(inner), Some(xs), Some(vs)) if xs.len() == vs.len() => xs
+            (FieldKind::Arr(inner), Some(xs), Some(vs)) if xs.len() == vs.len() => xs
                 .iter()
                 .zip(vs)
                 .enumerate()
@@ -481,11 +481,11 @@ mod tests {
         let fields = [
             Field {
                 name: "x",
-                kind: Kind::Int,
+                kind: FieldKind::Int,
             },
             Field {
                 name: "y",
-                kind: Kind::Int,
+                kind: FieldKind::Int,
             },
         ];
         assert_eq!(

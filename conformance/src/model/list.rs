@@ -168,14 +168,14 @@ pub struct NamedOtherwise {
 }
 
 /// A page's rows and counts, if it is a success with rows.
-pub(super) struct Page {
+pub(super) struct PageRead {
     pub(super) rows: Vec<Value>,
     pub(super) count: Option<u64>,
     total: Option<u64>,
     pub(super) next: Option<String>,
 }
 
-pub(super) fn page_of(e: &Exchange, source: &Source) -> Result<Page, Unread> {
+pub(super) fn page_of(e: &Exchange, source: &Source) -> Result<PageRead, Unread> {
     if e.transient.is_some() {
         return Err(Unread::Transient(Box::new(e.clone())));
     }
@@ -192,7 +192,7 @@ pub(super) fn page_of(e: &Exchange, source: &Source) -> Result<Page, Unread> {
         ));
     };
     let count = &data["count"];
-    Ok(Page {
+    Ok(PageRead {
         rows: rows.clone(),
         count: num(&count["filtered_count"])
             .or_else(|| num(count))
@@ -341,7 +341,7 @@ impl ListModel {
 impl ListModel {
     /// Keeps the answer for the list's first page: its page, or `None`
     /// with why the list could not be read.
-    fn first_page(&mut self, first: Exchange) -> Option<Page> {
+    fn first_page(&mut self, first: Exchange) -> Option<PageRead> {
         let page = page_of(&first, &self.source);
         self.pages.push(first);
         match page {
@@ -470,7 +470,7 @@ fn read_cursor(http: &Http, source: Source) -> ListModel {
 }
 
 /// Remembers whether the server's cursor was the page's last row id.
-fn note_cursor(model: &mut ListModel, page: &Page, size: u64) {
+fn note_cursor(model: &mut ListModel, page: &PageRead, size: u64) {
     if let (Some(last), Some(next)) = (page.rows.last(), &page.next)
         && (page.rows.len() as u64) == size
         && id_of(last).map(|i| i.to_string()).as_deref() != Some(next.as_str())

@@ -6,7 +6,7 @@
 //! `wire.paging-names`, and the rules that need it do not apply to that
 //! list.
 
-use super::list::{ListModel, NamedOtherwise, PAGE, Page, Source, page_of, repeats_first};
+use super::list::{ListModel, NamedOtherwise, PAGE, PageRead, Source, page_of, repeats_first};
 use crate::contract::{Named, Role, names};
 use crate::http::{Exchange, Http};
 
@@ -89,7 +89,7 @@ impl Cursor {
     /// What the first pages show: the first, asked `ASC`, that came in
     /// descending ids does not read the direction; the one asked for one
     /// row that holds more does not read the page size.
-    pub(super) fn of_first_pages(source: &Source, page: &Page, one: Option<&Page>) -> Self {
+    pub(super) fn of_first_pages(source: &Source, page: &PageRead, one: Option<&PageRead>) -> Self {
         let mut unread = Vec::new();
         let ids: Vec<u64> = page.rows.iter().filter_map(super::id_of).collect();
         if !shown(source, |r| *r == Role::Direction)
@@ -140,7 +140,7 @@ impl Cursor {
     pub(super) fn cursor_repeated(
         &mut self,
         source: &Source,
-        page: &Page,
+        page: &PageRead,
         first: &[serde_json::Value],
         next: &str,
     ) -> bool {

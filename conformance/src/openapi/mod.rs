@@ -24,7 +24,7 @@ mod params;
 
 use params::{parameters, path_param};
 
-use crate::contract::resources::{self as r, CountForm, Field, Kind};
+use crate::contract::resources::{self as r, CountForm, Field, FieldKind};
 use crate::contract::{
     ERRORS, Effect, Form, Many, Matching, Message, OPS, Op, Param, ROOMS, Role, Success,
 };
@@ -77,61 +77,61 @@ fn reference(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
-fn kind_schema(kind: Kind) -> Value {
+fn kind_schema(kind: FieldKind) -> Value {
     match kind {
-        Kind::Str => json!({ "type": "string" }),
-        Kind::Bool => json!({ "type": "boolean" }),
-        Kind::Int => json!({ "type": "integer" }),
-        Kind::Obj(fields) => named(fields).map_or_else(|| object(fields, None), reference),
-        Kind::AnyObj => json!({ "type": "object" }),
-        Kind::Arr([]) => json!({
+        FieldKind::Str => json!({ "type": "string" }),
+        FieldKind::Bool => json!({ "type": "boolean" }),
+        FieldKind::Int => json!({ "type": "integer" }),
+        FieldKind::Obj(fields) => named(fields).map_or_else(|| object(fields, None), reference),
+        FieldKind::AnyObj => json!({ "type": "object" }),
+        FieldKind::Arr([]) => json!({
             "type": "array",
             "description": "Element shape not shown by API.md: any objects.",
             "items": { "type": "object" }
         }),
-        Kind::Arr(fields) => json!({
+        FieldKind::Arr(fields) => json!({
             "type": "array",
             "items": named(fields).map_or_else(|| object(fields, None), reference)
         }),
-        Kind::Numeric | Kind::NumStr => json!({ "type": "string", "pattern": NUMERIC }),
-        Kind::Prefix(p) => id(p),
-        Kind::PrefixOrEmpty(p) => json!({
+        FieldKind::Numeric | FieldKind::NumStr => json!({ "type": "string", "pattern": NUMERIC }),
+        FieldKind::Prefix(p) => id(p),
+        FieldKind::PrefixOrEmpty(p) => json!({
             "anyOf": [
                 { "const": "" },
                 id(p)
             ]
         }),
-        Kind::Batch => id("sb_"),
-        Kind::Amount => json!({
+        FieldKind::Batch => id("sb_"),
+        FieldKind::Amount => json!({
             "type": "string",
             "pattern": PAISA,
             "description": "An amount in paisa: a decimal integer string."
         }),
-        Kind::Currency => json!({ "type": "string", "pattern": "^[A-Z]{3}$" }),
-        Kind::Ts => json!({ "type": "string", "format": "date-time", "pattern": UTC }),
-        Kind::NullTs => json!({
+        FieldKind::Currency => json!({ "type": "string", "pattern": "^[A-Z]{3}$" }),
+        FieldKind::Ts => json!({ "type": "string", "format": "date-time", "pattern": UTC }),
+        FieldKind::NullTs => json!({
             "anyOf": [
                 { "type": "string", "format": "date-time", "pattern": UTC },
                 { "type": "null" }
             ]
         }),
-        Kind::Date => json!({
+        FieldKind::Date => json!({
             "type": "string",
             "format": "date",
             "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
         }),
-        Kind::StrOrNull => json!({ "type": ["string", "null"] }),
-        Kind::EventJson => json!({
+        FieldKind::StrOrNull => json!({ "type": ["string", "null"] }),
+        FieldKind::EventJson => json!({
             "type": "string",
             "contentMediaType": "application/json",
             "contentSchema": { "type": "array", "items": { "type": "string" } }
         }),
         // The access key's two shapes are a rule of the whole record.
-        Kind::KeyPart => json!({ "type": "string" }),
-        Kind::Count(CountForm::Text) => json!({ "type": "string", "pattern": NUMERIC }),
-        Kind::Count(CountForm::Integer) => json!({ "type": "integer", "minimum": 0 }),
-        Kind::OneOf(values) => json!({ "type": "string", "enum": values }),
-        Kind::Named(prefix) => json!({
+        FieldKind::KeyPart => json!({ "type": "string" }),
+        FieldKind::Count(CountForm::Text) => json!({ "type": "string", "pattern": NUMERIC }),
+        FieldKind::Count(CountForm::Integer) => json!({ "type": "integer", "minimum": 0 }),
+        FieldKind::OneOf(values) => json!({ "type": "string", "enum": values }),
+        FieldKind::Named(prefix) => json!({
             "type": "string",
             "pattern": format!("^{prefix}"),
             "description": format!("A {prefix}* name; values beyond those listed are not shown by API.md.")
@@ -164,7 +164,7 @@ fn object(fields: &[Field], resource: Option<&str>) -> Value {
         "required": required,
         "properties": properties,
     });
-    if fields.iter().any(|f| f.kind == Kind::KeyPart) {
+    if fields.iter().any(|f| f.kind == FieldKind::KeyPart) {
         schema["oneOf"] = json!([
             {
                 "properties": {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::observe::{Cases, Observed, first_of, rows_of, strings};
 use super::{Claim, Level, Rule, Run};
-use crate::contract::Kind;
+use crate::contract::FieldKind;
 use crate::contract::subject::{Said, Subject};
 use crate::http::show;
 
@@ -26,7 +26,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "amounts are decimal integer strings in paisa",
             faults: &[Fault::DecimalAmounts],
             judges: &[
-                Subject::Field(|k| k == Kind::Amount),
+                Subject::Field(|k| k == FieldKind::Amount),
                 Subject::Said(Said::Amounts),
             ],
             run: Run::EveryAnswer(paisa, Cases::Successes),
@@ -57,7 +57,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "currency is an ISO 4217 code",
             faults: &[Fault::LowercaseCurrency],
             judges: &[
-                Subject::Field(|k| k == Kind::Currency),
+                Subject::Field(|k| k == FieldKind::Currency),
                 Subject::Said(Said::Amounts),
             ],
             run: Run::EveryAnswer(currency, Cases::Successes),
@@ -68,7 +68,7 @@ pub fn rules() -> Vec<Rule> {
 fn paisa(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
-        |k| k == Kind::Amount,
+        |k| k == FieldKind::Amount,
         |_, s| {
             if syntax::is_paisa(s) {
                 Ok(())
@@ -82,7 +82,7 @@ fn paisa(e: &Observed<'_>) -> Option<String> {
 fn currency(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
-        |k| k == Kind::Currency,
+        |k| k == FieldKind::Currency,
         |_, s| {
             if syntax::is_currency(s) {
                 Ok(())

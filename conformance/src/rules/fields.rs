@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::observe::{Cases, Observed, Verdict, first_of, rows_of, schema, strings};
 use super::{Claim, Level, Rule, Run};
-use crate::contract::Kind;
+use crate::contract::FieldKind;
 use crate::contract::subject::{Said, Subject};
 use crate::http::show;
 
@@ -54,7 +54,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "batch status is one of the four BATCH_* names; rail merchant status Active, Inactive, Suspended or empty; QR type STATIC or DYNAMIC; report kind and status REPORT_KIND_* and REPORT_STATUS_* names",
             faults: &[Fault::RailMerchantStatusUnknown],
             judges: &[
-                Subject::Field(|k| matches!(k, Kind::OneOf(_) | Kind::Named(_))),
+                Subject::Field(|k| matches!(k, FieldKind::OneOf(_) | FieldKind::Named(_))),
                 Subject::Said(Said::BatchStatus),
             ],
             run: Run::EveryAnswer(enums, Cases::Successes),
@@ -85,7 +85,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "event_filter_json is a JSON-encoded array of strings",
             faults: &[Fault::EventFilterObject],
             judges: &[
-                Subject::Field(|k| k == Kind::EventJson),
+                Subject::Field(|k| k == FieldKind::EventJson),
                 Subject::Said(Said::Webhooks),
             ],
             run: Run::EveryAnswer(event_filter, Cases::Successes),
@@ -123,7 +123,7 @@ fn required(e: &Observed<'_>) -> Option<String> {
     schema(e, |field, value| match value {
         None => Verdict::Bad("missing".into()),
         // A count's JSON type is `lists.count-type`'s business.
-        Some(_) if matches!(field.kind, Kind::Count(_)) => Verdict::Ok,
+        Some(_) if matches!(field.kind, FieldKind::Count(_)) => Verdict::Ok,
         Some(v) if field.kind.type_matches(v) => Verdict::Ok,
         Some(v) => Verdict::Bad(format!(
             "{} is not {}",
@@ -136,12 +136,12 @@ fn required(e: &Observed<'_>) -> Option<String> {
 fn enums(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
-        |k| matches!(k, Kind::OneOf(_) | Kind::Named(_)),
+        |k| matches!(k, FieldKind::OneOf(_) | FieldKind::Named(_)),
         |kind, s| match kind {
-            Kind::OneOf(allowed) if allowed.contains(&s) => Ok(()),
-            Kind::OneOf(allowed) => Err(format!("{s:?} is none of {allowed:?}")),
-            Kind::Named(prefix) if s.starts_with(prefix) && s.len() > prefix.len() => Ok(()),
-            Kind::Named(prefix) => Err(format!("{s:?} is not a {prefix}* name")),
+            FieldKind::OneOf(allowed) if allowed.contains(&s) => Ok(()),
+            FieldKind::OneOf(allowed) => Err(format!("{s:?} is none of {allowed:?}")),
+            FieldKind::Named(prefix) if s.starts_with(prefix) && s.len() > prefix.len() => Ok(()),
+            FieldKind::Named(prefix) => Err(format!("{s:?} is not a {prefix}* name")),
             _ => Ok(()),
         },
     )
@@ -156,7 +156,7 @@ fn state_bound(e: &Observed<'_>) -> Option<String> {
 fn event_filter(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
-        |k| k == Kind::EventJson,
+        |k| k == FieldKind::EventJson,
         |_, s| match serde_json::from_str::<Value>(s) {
             Ok(Value::Array(items)) if items.iter().all(Value::is_string) => Ok(()),
             _ => Err(format!("{s:?} is not a JSON array of strings")),

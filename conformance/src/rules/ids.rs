@@ -11,7 +11,7 @@ use super::observe::{Cases, Observed, first_of, rows_of, strings};
 use super::support::Judge;
 use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
-use crate::contract::{Kind, OPS, Op, OpId};
+use crate::contract::{FieldKind, OPS, Op, OpId};
 use crate::http::{Exchange, Request, encode, show};
 use crate::model::expect::differs;
 use crate::model::path_id;
@@ -51,7 +51,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "every identifier field carries its type prefix, in every record of every answer",
             faults: &[Fault::WrongTxnPrefix, Fault::DynamicQrPrefix],
             judges: &[
-                Subject::Field(|k| matches!(k, Kind::Prefix(_) | Kind::PrefixOrEmpty(_))),
+                Subject::Field(|k| matches!(k, FieldKind::Prefix(_) | FieldKind::PrefixOrEmpty(_))),
                 Subject::Said(Said::Prefixes),
             ],
             run: Run::EveryAnswer(prefixes, Cases::Successes),
@@ -69,7 +69,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "numeric ids and numeric string fields are decimal digit strings, nested records included",
             faults: &[Fault::BankAccountBadId],
             judges: &[
-                Subject::Field(|k| matches!(k, Kind::Numeric | Kind::NumStr)),
+                Subject::Field(|k| matches!(k, FieldKind::Numeric | FieldKind::NumStr)),
                 Subject::Said(Said::NumericIds),
             ],
             run: Run::EveryAnswer(numeric, Cases::Successes),
@@ -85,7 +85,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "every settlement batch token is sb_ and exactly 39 characters",
             faults: &[Fault::ShortBatchToken],
             judges: &[
-                Subject::Field(|k| k == Kind::Batch),
+                Subject::Field(|k| k == FieldKind::Batch),
                 Subject::Said(Said::Prefixes),
             ],
             run: Run::EveryAnswer(batch_tokens, Cases::Successes),
@@ -103,7 +103,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "access keys have numeric id with ak_ token, or ak_ id with ak_tok_ token",
             faults: &[Fault::MixedKeyShape],
             judges: &[
-                Subject::Field(|k| k == Kind::KeyPart),
+                Subject::Field(|k| k == FieldKind::KeyPart),
                 Subject::Said(Said::NumericIds),
             ],
             run: Run::EveryAnswer(key_shapes, Cases::Successes),
@@ -150,11 +150,11 @@ pub fn rules() -> Vec<Rule> {
 fn prefixes(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
-        |k| matches!(k, Kind::Prefix(_) | Kind::PrefixOrEmpty(_)),
+        |k| matches!(k, FieldKind::Prefix(_) | FieldKind::PrefixOrEmpty(_)),
         |kind, s| match kind {
-            Kind::PrefixOrEmpty(_) if s.is_empty() => Ok(()),
-            Kind::Prefix(p) | Kind::PrefixOrEmpty(p) if syntax::has_prefix(s, p) => Ok(()),
-            Kind::Prefix(p) | Kind::PrefixOrEmpty(p) => Err(format!("{s:?} lacks the prefix {p}")),
+            FieldKind::PrefixOrEmpty(_) if s.is_empty() => Ok(()),
+            FieldKind::Prefix(p) | FieldKind::PrefixOrEmpty(p) if syntax::has_prefix(s, p) => Ok(()),
+            FieldKind::Prefix(p) | FieldKind::PrefixOrEmpty(p) => Err(format!("{s:?} lacks the prefix {p}")),
             _ => Ok(()),
         },
     )
@@ -163,7 +163,7 @@ fn prefixes(e: &Observed<'_>) -> Option<String> {
 fn numeric(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
-        |k| matches!(k, Kind::Numeric | Kind::NumStr),
+        |k| matches!(k, FieldKind::Numeric | FieldKind::NumStr),
         |_, s| {
             if syntax::is_numeric_id(s) {
                 Ok(())
@@ -177,7 +177,7 @@ fn numeric(e: &Observed<'_>) -> Option<String> {
 fn batch_tokens(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
-        |k| k == Kind::Batch,
+        |k| k == FieldKind::Batch,
         |_, s| {
             if syntax::is_batch_token(s) {
                 Ok(())

@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use super::observe::{Cases, Observed, Verdict, schema};
 use super::{Claim, Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
-use crate::contract::{CountForm, Kind};
+use crate::contract::{CountForm, FieldKind};
 use crate::http::show;
 
 pub fn rules() -> Vec<Rule> {
@@ -23,7 +23,7 @@ pub fn rules() -> Vec<Rule> {
         summary: "count is a string, except an integer in the access-key and refund lists",
         faults: &[Fault::CountTypesSwapped],
         judges: &[
-            Subject::Field(|k| matches!(k, Kind::Count(_))),
+            Subject::Field(|k| matches!(k, FieldKind::Count(_))),
             Subject::Said(Said::Counts),
         ],
         run: Run::EveryAnswer(count_types, Cases::Successes),
@@ -32,7 +32,7 @@ pub fn rules() -> Vec<Rule> {
 
 fn count_types(e: &Observed<'_>) -> Option<String> {
     schema(e, |field, value| match (field.kind, value) {
-        (Kind::Count(form), Some(v)) => {
+        (FieldKind::Count(form), Some(v)) => {
             let as_string = form == CountForm::Text;
             if field.kind.type_matches(v)
                 && (!as_string || v.as_str().is_some_and(syntax::is_numeric_id))

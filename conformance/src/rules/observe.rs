@@ -7,7 +7,7 @@ use serde_json::Value;
 
 pub use super::log::Observed;
 use super::{Check, Outcome};
-use crate::contract::{Field, Kind};
+use crate::contract::{Field, FieldKind};
 use crate::http::Exchange;
 
 /// A field's verdict under one rule.
@@ -45,8 +45,8 @@ pub fn schema(
 /// missing or of another JSON type is `fields.required`'s business.
 pub fn strings(
     e: &Observed<'_>,
-    applies: impl Fn(Kind) -> bool,
-    ok: impl Fn(Kind, &str) -> Result<(), String>,
+    applies: impl Fn(FieldKind) -> bool,
+    ok: impl Fn(FieldKind, &str) -> Result<(), String>,
 ) -> Option<String> {
     schema(e, |field, value| {
         if !applies(field.kind) {

@@ -7,7 +7,7 @@ use aggpay_mock::Fault;
 use super::observe::{Cases, Observed, from_log, strings};
 use super::{Check, Claim, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject};
-use crate::contract::{Kind, OpId};
+use crate::contract::{FieldKind, OpId};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -24,7 +24,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "timestamps are RFC 3339 UTC strings, in every record of every answer",
             faults: &[Fault::OffsetTimestamps, Fault::UnlinkedMerchantBadTimestamp],
             judges: &[
-                Subject::Field(|k| matches!(k, Kind::Ts | Kind::NullTs)),
+                Subject::Field(|k| matches!(k, FieldKind::Ts | FieldKind::NullTs)),
                 Subject::Said(Said::Timestamps),
             ],
             run: Run::EveryAnswer(timestamps, Cases::Successes),
@@ -40,7 +40,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "nullable timestamps are JSON null when unset, never \"\"",
             faults: &[Fault::EmptyStringNull],
             judges: &[
-                Subject::Field(|k| k == Kind::NullTs),
+                Subject::Field(|k| k == FieldKind::NullTs),
                 Subject::Said(Said::Timestamps),
             ],
             run: Run::EveryAnswer(null_timestamps, Cases::Successes),
@@ -56,7 +56,7 @@ pub fn rules() -> Vec<Rule> {
             summary: "alias dates are calendar dates YYYY-MM-DD",
             faults: &[Fault::DatetimeAliasDates],
             judges: &[
-                Subject::Field(|k| k == Kind::Date),
+                Subject::Field(|k| k == FieldKind::Date),
                 Subject::Said(Said::Timestamps),
             ],
             run: Run::EveryAnswerAnd(dates, dates_verdict),
@@ -67,10 +67,10 @@ pub fn rules() -> Vec<Rule> {
 fn timestamps(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
-        |k| matches!(k, Kind::Ts | Kind::NullTs),
+        |k| matches!(k, FieldKind::Ts | FieldKind::NullTs),
         |kind, s| {
             // "" for a nullable timestamp is `time.null-not-empty`'s business.
-            if (kind == Kind::NullTs && s.is_empty()) || syntax::is_utc_timestamp(s) {
+            if (kind == FieldKind::NullTs && s.is_empty()) || syntax::is_utc_timestamp(s) {
                 Ok(())
             } else {
                 Err(format!("{s:?} is not an RFC 3339 UTC timestamp"))
@@ -82,7 +82,7 @@ fn timestamps(e: &Observed<'_>) -> Option<String> {
 fn null_timestamps(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
-        |k| k == Kind::NullTs,
+        |k| k == FieldKind::NullTs,
         |_, s| {
             if s.is_empty() {
                 Err("an unset timestamp is \"\" instead of null".into())
@@ -96,7 +96,7 @@ fn null_timestamps(e: &Observed<'_>) -> Option<String> {
 fn dates(e: &Observed<'_>) -> Option<String> {
     strings(
         e,
-        |k| k == Kind::Date,
+        |k| k == FieldKind::Date,
         |_, s| {
             if syntax::is_date(s) {
                 Ok(())

@@ -26,9 +26,9 @@ pub(crate) enum Mishap {
     LostWrite,
 }
 
-/// One kind of mishap a chaos spec names.
+/// A mishap as a chaos spec names it (`5xx` stands for any server error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+enum SpecMishap {
     Status(u16),
     AnyServerError,
     TooMany,
@@ -38,34 +38,34 @@ enum Kind {
     LostWrite,
 }
 
-impl Kind {
+impl SpecMishap {
     const NAMES: &'static str = "500, 502, 503, 504, 5xx, 429, reset, truncate, slow, lost-write";
 
     fn parse(name: &str) -> Option<Self> {
         Some(match name {
-            "500" => Kind::Status(500),
-            "502" => Kind::Status(502),
-            "503" => Kind::Status(503),
-            "504" => Kind::Status(504),
-            "5xx" => Kind::AnyServerError,
-            "429" => Kind::TooMany,
-            "reset" => Kind::Reset,
-            "truncate" => Kind::Truncate,
-            "slow" => Kind::Slow,
-            "lost-write" => Kind::LostWrite,
+            "500" => SpecMishap::Status(500),
+            "502" => SpecMishap::Status(502),
+            "503" => SpecMishap::Status(503),
+            "504" => SpecMishap::Status(504),
+            "5xx" => SpecMishap::AnyServerError,
+            "429" => SpecMishap::TooMany,
+            "reset" => SpecMishap::Reset,
+            "truncate" => SpecMishap::Truncate,
+            "slow" => SpecMishap::Slow,
+            "lost-write" => SpecMishap::LostWrite,
             _ => return None,
         })
     }
 
     fn name(self) -> String {
         match self {
-            Kind::Status(s) => s.to_string(),
-            Kind::AnyServerError => "5xx".into(),
-            Kind::TooMany => "429".into(),
-            Kind::Reset => "reset".into(),
-            Kind::Truncate => "truncate".into(),
-            Kind::Slow => "slow".into(),
-            Kind::LostWrite => "lost-write".into(),
+            SpecMishap::Status(s) => s.to_string(),
+            SpecMishap::AnyServerError => "5xx".into(),
+            SpecMishap::TooMany => "429".into(),
+            SpecMishap::Reset => "reset".into(),
+            SpecMishap::Truncate => "truncate".into(),
+            SpecMishap::Slow => "slow".into(),
+            SpecMishap::LostWrite => "lost-write".into(),
         }
     }
 }
@@ -99,7 +99,7 @@ impl Kind {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chaos {
-    shares: Vec<(Kind, f64)>,
+    shares: Vec<(SpecMishap, f64)>,
     retry_after: Duration,
     slow: Duration,
 }
@@ -129,11 +129,11 @@ impl FromStr for Chaos {
             let (name, share) = part
                 .split_once('=')
                 .ok_or_else(|| ChaosError(format!("`{part}` is not KIND=SHARE")))?;
-            let kind = Kind::parse(name.trim()).ok_or_else(|| {
+            let kind = SpecMishap::parse(name.trim()).ok_or_else(|| {
                 ChaosError(format!(
                     "unknown kind `{}` (known: {})",
                     name.trim(),
-                    Kind::NAMES
+                    SpecMishap::NAMES
                 ))
             })?;
             let share: f64 = share
@@ -210,15 +210,15 @@ impl Chaos {
         for (kind, share) in &self.shares {
             if u < *share {
                 return Some(match kind {
-                    Kind::Status(s) => Mishap::Status(*s),
-                    Kind::AnyServerError => {
+                    SpecMishap::Status(s) => Mishap::Status(*s),
+                    SpecMishap::AnyServerError => {
                         Mishap::Status([500, 502, 503, 504][(draw % 4) as usize])
                     }
-                    Kind::TooMany => Mishap::TooMany,
-                    Kind::Reset => Mishap::Reset,
-                    Kind::Truncate => Mishap::Truncate,
-                    Kind::Slow => Mishap::Slow,
-                    Kind::LostWrite => Mishap::LostWrite,
+                    SpecMishap::TooMany => Mishap::TooMany,
+                    SpecMishap::Reset => Mishap::Reset,
+                    SpecMishap::Truncate => Mishap::Truncate,
+                    SpecMishap::Slow => Mishap::Slow,
+                    SpecMishap::LostWrite => Mishap::LostWrite,
                 });
             }
             u -= share;

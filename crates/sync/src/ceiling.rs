@@ -26,7 +26,7 @@ use crate::error::{Setup, SyncError};
 use crate::progress::Progress;
 use crate::store::tables::TRANSACTIONS;
 use crate::store::{
-    BatchChanges, Kind, Pending, Shape, Store, Target, Totals, Value, WalkCommit, WalkState,
+    BatchChanges, Pending, RowKind, Shape, Store, Target, Totals, Value, WalkCommit, WalkState,
 };
 use crate::summary::Summary;
 
@@ -103,14 +103,14 @@ pub fn store(
         if n == rows || opened.is_some_and(|t| t.elapsed() >= crate::engine::GROUP_TIME) {
             store.commit(&[WalkCommit {
                 batch: &batch.token,
-                kind: Kind::Transactions,
+                kind: RowKind::Transactions,
                 state: &state,
                 server_count: Some(rows),
             }])?;
             opened = None;
         }
     }
-    let kept = store.count_rows(batch_id, Kind::Transactions)?;
+    let kept = store.count_rows(batch_id, RowKind::Transactions)?;
     drop(store);
     let took = started.elapsed();
     if kept != rows {
@@ -126,12 +126,10 @@ fn wrong(why: &str) -> SyncError {
     SyncError::Setup(Setup::Arguments(why.to_owned()))
 }
 
-/// A 64-bit mix of `n` (SplitMix64's finalizer): scattered tokens.
+/// A 64-bit mix of `n` (SplitMix64's step: the golden increment, then
+/// its finaliser): scattered tokens.
 fn mix(n: u64) -> u64 {
-    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    aggpay_internal::mix::splitmix64(n.wrapping_add(0x9e37_79b9_7f4a_7c15))
 }
 
 /// A store that keeps what the walks read back (batches, positions,
@@ -140,10 +138,10 @@ fn mix(n: u64) -> u64 {
 struct Dropped {
     /// By batch id: token and status.
     batches: BTreeMap<i64, (BatchToken, String)>,
-    walks: HashMap<(String, Kind), WalkState>,
-    verified: HashSet<(String, Kind)>,
+    walks: HashMap<(String, RowKind), WalkState>,
+    verified: HashSet<(String, RowKind)>,
     /// Rows written by batch id and kind; other lists by table.
-    rows: HashMap<(i64, Kind), u64>,
+    rows: HashMap<(i64, RowKind), u64>,
     listed: HashMap<&'static str, u64>,
     cursors: HashMap<String, i64>,
 }
@@ -162,7 +160,7 @@ impl Store for Dropped {
     }
 
     fn totals(&mut self) -> Result<Totals, SyncError> {
-        let kind = |k: Kind| {
+        let kind = |k: RowKind| {
             self.rows
                 .iter()
                 .filter(|((_, kind), _)| *kind == k)
@@ -172,8 +170,8 @@ impl Store for Dropped {
         let listed = |table: &str| self.listed.get(table).copied().unwrap_or(0);
         Ok(Totals {
             batches: self.batches.len() as u64,
-            transactions: kind(Kind::Transactions),
-            payouts: kind(Kind::Payouts),
+            transactions: kind(RowKind::Transactions),
+            payouts: kind(RowKind::Payouts),
             refunds: listed("refunds"),
             merchants: listed("merchants"),
             rail_merchants: listed("rail_merchants"),
@@ -209,14 +207,14 @@ impl Store for Dropped {
                     token.as_str().to_owned(),
                     *id,
                     status,
-                    unverified(Kind::Transactions),
-                    unverified(Kind::Payouts),
+                    unverified(RowKind::Transactions),
+                    unverified(RowKind::Payouts),
                 )
             })
             .collect()
     }
 
-    fn walk_state(&mut self, batch: &BatchToken, kind: Kind) -> Result<WalkState, SyncError> {
+    fn walk_state(&mut self, batch: &BatchToken, kind: RowKind) -> Result<WalkState, SyncError> {
         Ok(self
             .walks
             .get(&(batch.as_str().to_owned(), kind))
@@ -230,8 +228,8 @@ impl Store for Dropped {
         rows: &[Vec<Value<'_>>],
     ) -> Result<(), SyncError> {
         let kind = match table.name() {
-            "transactions" => Kind::Transactions,
-            "payouts" => Kind::Payouts,
+            "transactions" => RowKind::Transactions,
+            "payouts" => RowKind::Payouts,
             other => {
                 *self.listed.entry(other).or_default() += rows.len() as u64;
                 return Ok(());
@@ -255,11 +253,11 @@ impl Store for Dropped {
 
     fn rollback(&mut self) {}
 
-    fn count_rows(&mut self, batch_id: i64, kind: Kind) -> Result<u64, SyncError> {
+    fn count_rows(&mut self, batch_id: i64, kind: RowKind) -> Result<u64, SyncError> {
         Ok(self.rows.get(&(batch_id, kind)).copied().unwrap_or(0))
     }
 
-    fn mark_verified(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError> {
+    fn mark_verified(&mut self, batch: &BatchToken, kind: RowKind) -> Result<(), SyncError> {
         self.verified.insert((batch.as_str().to_owned(), kind));
         Ok(())
     }
@@ -268,7 +266,7 @@ impl Store for Dropped {
         Ok(())
     }
 
-    fn restart_walk(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError> {
+    fn restart_walk(&mut self, batch: &BatchToken, kind: RowKind) -> Result<(), SyncError> {
         self.walks.remove(&(batch.as_str().to_owned(), kind));
         Ok(())
     }

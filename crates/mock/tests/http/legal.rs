@@ -21,7 +21,7 @@ fn secret_of(keys: &Value, id: &str) -> String {
         .unwrap()
 }
 
-fn rows(answer: &Answer, key: &str) -> usize {
+fn rows(answer: &Response, key: &str) -> usize {
     answer.data()[key].as_array().unwrap().len()
 }
 

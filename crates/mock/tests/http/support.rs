@@ -16,7 +16,7 @@ pub struct Api {
     pub key: String,
 }
 
-pub struct Answer {
+pub struct Response {
     pub status: u16,
     pub body: Value,
     pub content_length: Option<String>,
@@ -26,7 +26,7 @@ pub struct Answer {
     pub connection: Option<String>,
 }
 
-impl Answer {
+impl Response {
     pub fn data(&self) -> &Value {
         assert_eq!(self.status, 200, "{}", self.body);
         assert_eq!(self.body["api_version"], "v1");
@@ -80,7 +80,7 @@ impl Api {
         )
     }
 
-    pub fn finish(mut response: ureq::http::Response<ureq::Body>) -> Answer {
+    pub fn finish(mut response: ureq::http::Response<ureq::Body>) -> Response {
         let status = response.status().as_u16();
         let header = |name: &str| {
             response
@@ -101,7 +101,7 @@ impl Api {
         let text = String::from_utf8(bytes).unwrap();
         let body = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("status {status}: body is not JSON ({e}): {text}"));
-        Answer {
+        Response {
             status,
             body,
             content_length,
@@ -112,7 +112,7 @@ impl Api {
         }
     }
 
-    pub fn get_with(&self, path: &str, query: &[(&str, &str)], key: Option<&str>) -> Answer {
+    pub fn get_with(&self, path: &str, query: &[(&str, &str)], key: Option<&str>) -> Response {
         let mut req = self.agent.get(self.url(path));
         for (k, v) in query {
             req = req.query(*k, *v);
@@ -123,11 +123,11 @@ impl Api {
         Self::finish(req.call().unwrap())
     }
 
-    pub fn get(&self, path: &str, query: &[(&str, &str)]) -> Answer {
+    pub fn get(&self, path: &str, query: &[(&str, &str)]) -> Response {
         self.get_with(path, query, Some(&self.key))
     }
 
-    pub fn get_raw(&self, path_and_query: &str) -> Answer {
+    pub fn get_raw(&self, path_and_query: &str) -> Response {
         let url = format!("{}{path_and_query}", self.server.url());
         Self::finish(
             self.agent
@@ -138,7 +138,7 @@ impl Api {
         )
     }
 
-    pub fn put(&self, path: &str, key: &str) -> Answer {
+    pub fn put(&self, path: &str, key: &str) -> Response {
         Self::finish(
             self.agent
                 .put(self.url(path))
@@ -148,7 +148,7 @@ impl Api {
         )
     }
 
-    pub fn post(&self, path: &str, body: &str, key: &str) -> Answer {
+    pub fn post(&self, path: &str, body: &str, key: &str) -> Response {
         let req = self
             .agent
             .post(self.url(path))
@@ -235,7 +235,7 @@ pub fn call(
     path: &str,
     query: &[(&str, String)],
     key: Option<&str>,
-) -> Answer {
+) -> Response {
     let url = api.url(path);
     match method {
         "GET" => {

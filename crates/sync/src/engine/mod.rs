@@ -19,7 +19,7 @@ use aggpay::{AggregatorId, BatchQuery, Client, Direction};
 
 use crate::error::SyncError;
 use crate::progress::Progress;
-use crate::store::{Kind, Pending, Store};
+use crate::store::{Pending, RowKind, Store};
 use crate::summary::{Left, Summary};
 
 /// Rows a page asks for (API.md's maximum).
@@ -47,13 +47,13 @@ enum End {
 }
 
 /// The kinds of rows a batch still needs walked.
-fn wanted(batch: &Pending) -> Vec<Kind> {
+fn wanted(batch: &Pending) -> Vec<RowKind> {
     let mut out = Vec::new();
     if batch.transactions {
-        out.push(Kind::Transactions);
+        out.push(RowKind::Transactions);
     }
     if batch.payouts {
-        out.push(Kind::Payouts);
+        out.push(RowKind::Payouts);
     }
     out
 }
@@ -188,7 +188,7 @@ impl<'a> Engine<'a> {
             .pending(pending.iter().map(|b| wanted(b).len() as u64).sum());
         let mut ends = self.rows(&pending)?;
         // What failed only for now gets one more try before the run ends.
-        let again: Vec<(usize, Kind)> = ends
+        let again: Vec<(usize, RowKind)> = ends
             .iter()
             .enumerate()
             .flat_map(|(i, e)| e.iter().map(move |(kind, end)| (i, *kind, *end)))
@@ -201,7 +201,7 @@ impl<'a> Engine<'a> {
                 .left
                 .retain(|l| !(l.subject == subject && l.kind == kind.as_str()));
         }
-        for kind in [Kind::Transactions, Kind::Payouts] {
+        for kind in [RowKind::Transactions, RowKind::Payouts] {
             let which: Vec<usize> = again
                 .iter()
                 .filter(|(_, k)| *k == kind)
@@ -230,8 +230,8 @@ impl<'a> Engine<'a> {
     /// each batch ended. With one job, batch after batch (its transactions,
     /// then its payouts); with more, the transactions of all of them
     /// `jobs` at a time, then the payouts.
-    fn rows(&mut self, pending: &[Pending]) -> Result<Vec<Vec<(Kind, End)>>, SyncError> {
-        let mut ends: Vec<Vec<(Kind, End)>> = vec![Vec::new(); pending.len()];
+    fn rows(&mut self, pending: &[Pending]) -> Result<Vec<Vec<(RowKind, End)>>, SyncError> {
+        let mut ends: Vec<Vec<(RowKind, End)>> = vec![Vec::new(); pending.len()];
         if self.plan.jobs <= 1 {
             for (batch, ends) in pending.iter().zip(&mut ends) {
                 for kind in wanted(batch) {
@@ -241,7 +241,7 @@ impl<'a> Engine<'a> {
             }
             return Ok(ends);
         }
-        for kind in [Kind::Transactions, Kind::Payouts] {
+        for kind in [RowKind::Transactions, RowKind::Payouts] {
             let which: Vec<usize> = (0..pending.len())
                 .filter(|&i| wanted(&pending[i]).contains(&kind))
                 .collect();
@@ -254,15 +254,15 @@ impl<'a> Engine<'a> {
     }
 
     /// Walks one kind of rows of `batches` ([`Engine::walk_all`]).
-    fn walk_kind(&mut self, kind: Kind, batches: &[Pending]) -> Result<Vec<End>, SyncError> {
+    fn walk_kind(&mut self, kind: RowKind, batches: &[Pending]) -> Result<Vec<End>, SyncError> {
         if batches.is_empty() {
             return Ok(Vec::new());
         }
         match kind {
-            Kind::Transactions => {
+            RowKind::Transactions => {
                 self.walk_all::<aggpay::Transaction>(batches, |c, t, q| c.batch_transactions(t, q))
             }
-            Kind::Payouts => {
+            RowKind::Payouts => {
                 self.walk_all::<aggpay::SettlementPayout>(batches, |c, t, q| c.batch_payouts(t, q))
             }
         }

@@ -11,7 +11,7 @@ use aggpay::{BatchToken, Client, Direction, Pages, TransactionQuery, WalkPositio
 
 use super::{End, Engine, GROUP_TIME, PAGE, Setback};
 use crate::error::SyncError;
-use crate::store::{Kind, Mirrored, Pending, WalkCommit, WalkState};
+use crate::store::{Mirrored, Pending, RowKind, WalkCommit, WalkState};
 
 /// Pages fetched ahead of the database: the network and the database work
 /// at once, and memory stays bounded (a page is at most 100 rows).
@@ -191,7 +191,7 @@ impl Engine<'_> {
         &mut self,
         receiver: &mpsc::Receiver<Message<T>>,
         batches: &[Pending],
-        kind: Kind,
+        kind: RowKind,
         flight: &mut Flight,
     ) -> Result<Option<Message<T>>, SyncError> {
         let wait = flight
@@ -227,7 +227,7 @@ impl Engine<'_> {
     fn ended(
         &mut self,
         batch: &Pending,
-        kind: Kind,
+        kind: RowKind,
         step: Step,
         server_count: Option<u64>,
     ) -> Result<End, SyncError> {
@@ -251,7 +251,7 @@ impl Engine<'_> {
     }
 
     /// Names a walk set aside; how it ended.
-    fn aside(&mut self, batch: &Pending, kind: Kind, setback: &Setback) -> End {
+    fn aside(&mut self, batch: &Pending, kind: RowKind, setback: &Setback) -> End {
         self.set_aside(batch.token.as_str(), kind.as_str(), setback);
         End::Aside {
             transient: setback.transient(),
@@ -263,7 +263,7 @@ impl Engine<'_> {
     fn commit_all(
         &mut self,
         batches: &[Pending],
-        kind: Kind,
+        kind: RowKind,
         flight: &mut Flight,
     ) -> Result<(), SyncError> {
         let commits: Vec<WalkCommit<'_>> = flight
@@ -293,7 +293,7 @@ impl Engine<'_> {
     fn resume<T: Mirrored>(
         &mut self,
         batch: &Pending,
-        kind: Kind,
+        kind: RowKind,
         pages: Walker<T>,
     ) -> Result<Resumed<T>, SyncError> {
         let open = |direction: Direction, saved: Option<&str>| -> Option<Pages<T>> {
@@ -408,7 +408,7 @@ impl Engine<'_> {
     fn verify(
         &mut self,
         batch: &Pending,
-        kind: Kind,
+        kind: RowKind,
         server_count: Option<u64>,
     ) -> Result<Result<(), Setback>, SyncError> {
         let kept = self.store.count_rows(batch.id, kind)?;

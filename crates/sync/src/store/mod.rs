@@ -14,7 +14,7 @@ use aggpay::{AggregatorId, BatchStatus, BatchToken, SettlementBatch};
 
 pub(crate) use crate::error::Refusal;
 use crate::error::SyncError;
-pub use tables::{Kind, Mirrored, Shape, Value};
+pub use tables::{Mirrored, RowKind, Shape, Value};
 pub use target::Target;
 
 /// The schema versions this build writes: SQLite's, PostgreSQL's.
@@ -54,7 +54,7 @@ pub struct WalkCommit<'a> {
     /// The batch.
     pub batch: &'a BatchToken,
     /// Its rows' kind.
-    pub kind: Kind,
+    pub kind: RowKind,
     /// Where the walks stand after the rows.
     pub state: &'a WalkState,
     /// The server's count, when a page gave one.
@@ -136,7 +136,7 @@ pub trait Store {
             .collect())
     }
     /// Where the walk of a batch's rows stands.
-    fn walk_state(&mut self, batch: &BatchToken, kind: Kind) -> Result<WalkState, SyncError>;
+    fn walk_state(&mut self, batch: &BatchToken, kind: RowKind) -> Result<WalkState, SyncError>;
     /// Upserts rows of `table` (by `token`) in the open transaction,
     /// opening one: they are kept only with the next [`Store::commit`].
     fn write(
@@ -150,9 +150,9 @@ pub trait Store {
     /// Drops the rows written since the last commit.
     fn rollback(&mut self);
     /// The rows of a batch in the mirror.
-    fn count_rows(&mut self, batch_id: i64, kind: Kind) -> Result<u64, SyncError>;
+    fn count_rows(&mut self, batch_id: i64, kind: RowKind) -> Result<u64, SyncError>;
     /// Marks a batch's rows verified.
-    fn mark_verified(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError>;
+    fn mark_verified(&mut self, batch: &BatchToken, kind: RowKind) -> Result<(), SyncError>;
     /// Records an integrity error about `subject` (a batch token, or a
     /// list); a batch's walk goes back to its start, so that the next run
     /// walks it again whole.
@@ -164,7 +164,7 @@ pub trait Store {
         message: &str,
     ) -> Result<(), SyncError>;
     /// Sends a walk back to its start (its saved position was unusable).
-    fn restart_walk(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError>;
+    fn restart_walk(&mut self, batch: &BatchToken, kind: RowKind) -> Result<(), SyncError>;
     /// A value the sync keeps between runs (the newest refund's time).
     fn cursor(&mut self, name: &str) -> Result<Option<i64>, SyncError>;
     /// Keeps a value between runs.

@@ -6,7 +6,7 @@
 
 use aggpay::{AggregatorId, BatchStatus, BatchToken, SettlementBatch};
 
-use super::tables::{BATCHES, Kind, Shape, Value};
+use super::tables::{BATCHES, RowKind, Shape, Value};
 use super::{BatchChanges, Pending, Refusal, Store, Totals, WalkCommit, WalkState};
 use crate::error::SyncError;
 
@@ -271,7 +271,7 @@ impl<D: Dialect> Store for Sql<D> {
             .collect()
     }
 
-    fn walk_state(&mut self, batch: &BatchToken, kind: Kind) -> Result<WalkState, SyncError> {
+    fn walk_state(&mut self, batch: &BatchToken, kind: RowKind) -> Result<WalkState, SyncError> {
         Ok(self
             .row(
                 "reading a walk position",
@@ -331,7 +331,7 @@ impl<D: Dialect> Store for Sql<D> {
         }
     }
 
-    fn count_rows(&mut self, batch_id: i64, kind: Kind) -> Result<u64, SyncError> {
+    fn count_rows(&mut self, batch_id: i64, kind: RowKind) -> Result<u64, SyncError> {
         self.db.flush()?;
         let row = self.row(
             "counting rows",
@@ -341,7 +341,7 @@ impl<D: Dialect> Store for Sql<D> {
         Ok(row.map_or(0, |r| count(r.first())))
     }
 
-    fn mark_verified(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError> {
+    fn mark_verified(&mut self, batch: &BatchToken, kind: RowKind) -> Result<(), SyncError> {
         self.exec(
             "marking a batch verified",
             "UPDATE walks SET verified_at = $1 WHERE batch_token = $2 AND kind = $3",
@@ -383,7 +383,7 @@ impl<D: Dialect> Store for Sql<D> {
         })
     }
 
-    fn restart_walk(&mut self, batch: &BatchToken, kind: Kind) -> Result<(), SyncError> {
+    fn restart_walk(&mut self, batch: &BatchToken, kind: RowKind) -> Result<(), SyncError> {
         self.exec(
             "restarting a walk",
             "UPDATE walks SET position = NULL, head_id = NULL, tail_position = NULL,

@@ -476,7 +476,7 @@ impl<T> Copy for Column<T> {}
 /// The rows a walk keeps: one batch's transactions or payouts.
 pub trait Mirrored: Sized + Send + Sync + aggpay::ListRecord + 'static {
     /// Its kind.
-    const KIND: Kind;
+    const KIND: RowKind;
     /// Its table.
     fn table() -> &'static Table<Self>;
     /// The aggregator the row names, where it names one the client
@@ -487,7 +487,7 @@ pub trait Mirrored: Sized + Send + Sync + aggpay::ListRecord + 'static {
 }
 
 impl Mirrored for Transaction {
-    const KIND: Kind = Kind::Transactions;
+    const KIND: RowKind = RowKind::Transactions;
     fn table() -> &'static Table<Self> {
         &TRANSACTIONS
     }
@@ -497,7 +497,7 @@ impl Mirrored for Transaction {
 }
 
 impl Mirrored for SettlementPayout {
-    const KIND: Kind = Kind::Payouts;
+    const KIND: RowKind = RowKind::Payouts;
     fn table() -> &'static Table<Self> {
         &PAYOUTS
     }
@@ -508,19 +508,19 @@ impl Mirrored for SettlementPayout {
 
 /// The two kinds of rows a batch has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
+pub enum RowKind {
     /// Payment and refund transactions.
     Transactions,
     /// Settlement payouts (`only_settlement_txns=true`).
     Payouts,
 }
 
-impl Kind {
+impl RowKind {
     /// The table, and the `kind` of the walks table.
     pub fn as_str(self) -> &'static str {
         match self {
-            Kind::Transactions => "transactions",
-            Kind::Payouts => "payouts",
+            RowKind::Transactions => "transactions",
+            RowKind::Payouts => "payouts",
         }
     }
 }

@@ -145,7 +145,7 @@ fn rows_kept_again(store: &mut dyn Store, read: &mut dyn FnMut(&str) -> String) 
     again.push(row(table, 7, 9_005, "b"));
     store.write(table, &again).unwrap();
     store.commit(&[]).unwrap();
-    assert_eq!(store.count_rows(7, Kind::Transactions).unwrap(), 9_010);
+    assert_eq!(store.count_rows(7, RowKind::Transactions).unwrap(), 9_010);
     assert_eq!(
         read("SELECT status FROM transactions WHERE token = 'tok-8995'"),
         "status-8995-b"
@@ -159,13 +159,13 @@ fn rows_kept_again(store: &mut dyn Store, read: &mut dyn FnMut(&str) -> String) 
     store.rollback();
     store.write(table, &[row(table, 7, 20_001, "c")]).unwrap();
     store.commit(&[]).unwrap();
-    assert_eq!(store.count_rows(7, Kind::Transactions).unwrap(), 9_011);
+    assert_eq!(store.count_rows(7, RowKind::Transactions).unwrap(), 9_011);
     // A batch walked again: whole chunks of kept rows, each refused by
     // a bulk backend's straight copy and merged through staging.
     let walked_again: Vec<_> = (0..6_000).map(|n| row(table, 7, n, "e")).collect();
     store.write(table, &walked_again).unwrap();
     store.commit(&[]).unwrap();
-    assert_eq!(store.count_rows(7, Kind::Transactions).unwrap(), 9_011);
+    assert_eq!(store.count_rows(7, RowKind::Transactions).unwrap(), 9_011);
     assert_eq!(
         read("SELECT status FROM transactions WHERE token = 'tok-5999'"),
         "status-5999-e"
@@ -177,7 +177,7 @@ fn rows_kept_again(store: &mut dyn Store, read: &mut dyn FnMut(&str) -> String) 
         .and_then(|()| store.commit(&[]));
     assert!(refused.is_err());
     store.rollback();
-    assert_eq!(store.count_rows(8, Kind::Transactions).unwrap(), 0);
+    assert_eq!(store.count_rows(8, RowKind::Transactions).unwrap(), 0);
 }
 
 #[test]
