@@ -63,10 +63,17 @@ pub fn auto_jobs(round_trip: Option<std::time::Duration>) -> u16 {
     jobs
 }
 
-/// What the harness does instead of a run.
+/// What the harness prints instead of a run: each takes no option of a
+/// run (given one, the command line is refused, exit 2).
 #[derive(Debug, Clone, clap::Subcommand)]
 #[non_exhaustive]
 pub enum Command {
+    /// List the rules, each with its level, source and the mock faults
+    /// that break it, and exit.
+    Rules,
+    /// Print what API.md states and the rules that judge each statement
+    /// (COVERAGE.md is its output), and exit.
+    Coverage,
     /// Print the contract as an OpenAPI 3.1 document (JSON), generated
     /// from the harness's contract table (openapi.json in the repository
     /// is its output), and exit.
@@ -87,9 +94,15 @@ pub enum Command {
 /// reached, or only transient failures where a required rule did not
 /// pass. A JSON or JUnit report is written on every exit.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "aggpay-conformance", version, about, long_about)]
+#[command(
+    name = "aggpay-conformance",
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Args {
-    /// Something else than a run.
+    /// Something printed instead of a run.
     #[command(subcommand)]
     pub command: Option<Command>,
 
@@ -150,13 +163,6 @@ pub struct Args {
     /// Skip rules matching these patterns (comma-separated, `*` wildcard).
     #[arg(long, value_name = "PATTERN")]
     pub skip: Option<String>,
-    /// List the rules and exit.
-    #[arg(long)]
-    pub list_rules: bool,
-    /// Print what API.md states and the rules that judge each statement
-    /// (COVERAGE.md), and exit.
-    #[arg(long)]
-    pub coverage: bool,
     /// Requests in flight at once, rules and the requests inside them
     /// together (1: one at a time). The report, the seed and the cases are
     /// the same whatever it is. Default: 16, or, for a far server, as many

@@ -55,7 +55,7 @@ pub fn select(args: &Args) -> Result<Vec<Rule>, Unusable> {
     }
     if rules.is_empty() {
         return Err(Unusable(
-            "no rule matches --rules and --skip (see --list-rules)".into(),
+            "no rule matches --rules and --skip (see `aggpay-conformance rules`)".into(),
         ));
     }
     Ok(rules)
@@ -309,20 +309,15 @@ fn run_inner(
     stderr: &mut dyn Write,
     named: &mut Option<String>,
 ) -> Result<u8, Unusable> {
-    if args.list_rules {
-        list_rules(stdout).map_err(|e| Unusable(format!("failed to write: {e}")))?;
-        return Ok(EXIT_OK);
-    }
-    if let Some(crate::cli::Command::Openapi) = &args.command {
-        stdout
-            .write_all(crate::openapi::render().as_bytes())
-            .map_err(|e| Unusable(format!("failed to write: {e}")))?;
-        return Ok(EXIT_OK);
-    }
-    if args.coverage {
-        stdout
-            .write_all(crate::coverage::markdown(&catalogue()).as_bytes())
-            .map_err(|e| Unusable(format!("failed to write: {e}")))?;
+    if let Some(command) = &args.command {
+        let written = match command {
+            crate::cli::Command::Rules => list_rules(stdout),
+            crate::cli::Command::Coverage => {
+                stdout.write_all(crate::coverage::markdown(&catalogue()).as_bytes())
+            }
+            crate::cli::Command::Openapi => stdout.write_all(crate::openapi::render().as_bytes()),
+        };
+        written.map_err(|e| Unusable(format!("failed to write: {e}")))?;
         return Ok(EXIT_OK);
     }
     let rules = select(args)?;

@@ -47,7 +47,7 @@ macro_rules! legal {
 
             /// The room of the conformance harness's contract table this
             /// choice takes another reading of (`aggpay-conformance
-            /// --coverage` lists the rooms with the choices that exercise
+            /// coverage` lists the rooms with the choices that exercise
             /// each).
             pub fn room(self) -> &'static str {
                 match self {
