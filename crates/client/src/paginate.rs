@@ -137,32 +137,238 @@ impl FromStr for WalkPosition {
     }
 }
 
-/// How the walk moves.
-enum Mode {
-    Cursor {
-        direction: Direction,
-        /// Rows a full page holds (0 or absent asked: 30; at most 100).
-        effective_limit: u64,
-        /// The cursor of the next fetch.
-        next: Option<String>,
-        /// The cursor the buffered (or last) page was fetched with.
-        page_cursor: Option<String>,
-        /// The last id accepted from the server, for the order check.
-        last_fetched: Option<u64>,
-        /// The last id handed to the caller.
-        last_yielded: Option<u64>,
-        /// After a resume: rows up to this id were already yielded.
-        skip_through: Option<u64>,
-    },
-    Offset {
-        limit: u64,
-        /// The offset of the next fetch.
-        next: u64,
-        /// The offset of the buffered page, and how much of it was yielded.
-        page_offset: u64,
-        yielded_in_page: u64,
-        seen: HashSet<String>,
-    },
+/// How a walk moves through its list, and where it stands: by the
+/// server's cursors ([`CursorWalk`]) or by offsets ([`OffsetWalk`]).
+/// [`Pages`] holds what both share: the fetch, the rows of the page at
+/// hand, the page count and the counts the server sent.
+trait Walk<T>: Send {
+    /// Continues from `position`, taken by a walk of the same list and
+    /// query.
+    fn resume(&mut self, position: &Position) -> Result<(), Error>;
+    /// Where the walk stands; `buffer_empty` when no row of a fetched
+    /// page is left, `done` when the list ended.
+    fn position(&self, buffer_empty: bool, done: bool) -> Position;
+    /// The cursor the next fetch starts from (cursor walks only).
+    fn next_cursor(&self) -> Option<String> {
+        None
+    }
+    /// `count` rows up to `last` were handed to the caller.
+    fn yielded(&mut self, last: &T, count: u64);
+    /// Fetches the next page: its rows the walk has not yielded yet (all
+    /// of them but after a resume), and whether the list ended there.
+    /// The counts the server sent go to `counts` even when the page
+    /// breaks the walk.
+    fn fetch_next(
+        &mut self,
+        fetch: &mut Fetch<T>,
+        counts: &mut Option<(u64, Option<u64>)>,
+    ) -> Result<(Vec<T>, bool), Error>;
+}
+
+/// A walk that follows the server's cursors, checking that ids move in
+/// its direction.
+struct CursorWalk {
+    direction: Direction,
+    /// Rows a full page holds (0 or absent asked: 30; at most 100).
+    effective_limit: u64,
+    /// The cursor of the next fetch.
+    next: Option<String>,
+    /// The cursor the buffered (or last) page was fetched with.
+    page_cursor: Option<String>,
+    /// The last id accepted from the server, for the order check.
+    last_fetched: Option<u64>,
+    /// The last id handed to the caller.
+    last_yielded: Option<u64>,
+    /// After a resume: rows up to this id were already yielded.
+    skip_through: Option<u64>,
+}
+
+/// A walk by offsets, remembering the identities it yielded to catch a
+/// record served twice.
+struct OffsetWalk {
+    limit: u64,
+    /// The offset of the next fetch.
+    next: u64,
+    /// The offset of the buffered page, and how much of it was yielded.
+    page_offset: u64,
+    yielded_in_page: u64,
+    seen: HashSet<String>,
+}
+
+/// A position of the other kind of walk.
+fn other_kind() -> Error {
+    Error::invalid_input(
+        "walk position",
+        "it belongs to the other kind of list (cursor or offset)",
+    )
+}
+
+impl<T: ListRecord> Walk<T> for CursorWalk {
+    fn resume(&mut self, position: &Position) -> Result<(), Error> {
+        let Position::Cursor {
+            direction: saved,
+            cursor,
+            last_id,
+        } = position
+        else {
+            return Err(other_kind());
+        };
+        if self.direction != *saved {
+            return Err(Error::invalid_input(
+                "walk position",
+                format!(
+                    "it was taken in a {} walk; this walk is {}",
+                    saved.as_str(),
+                    self.direction.as_str()
+                ),
+            ));
+        }
+        self.next.clone_from(cursor);
+        self.page_cursor.clone_from(cursor);
+        self.last_fetched = *last_id;
+        self.last_yielded = *last_id;
+        self.skip_through = *last_id;
+        Ok(())
+    }
+
+    fn position(&self, buffer_empty: bool, done: bool) -> Position {
+        let at_boundary = buffer_empty && !done;
+        Position::Cursor {
+            direction: self.direction,
+            cursor: if at_boundary {
+                self.next.clone()
+            } else {
+                self.page_cursor.clone()
+            },
+            last_id: self.last_yielded,
+        }
+    }
+
+    fn next_cursor(&self) -> Option<String> {
+        self.next.clone()
+    }
+
+    fn yielded(&mut self, last: &T, _count: u64) {
+        if let Some(id) = last.order_id() {
+            self.last_yielded = Some(id.get());
+        }
+    }
+
+    fn fetch_next(
+        &mut self,
+        fetch: &mut Fetch<T>,
+        counts: &mut Option<(u64, Option<u64>)>,
+    ) -> Result<(Vec<T>, bool), Error> {
+        let asked = self.next.clone();
+        let page = fetch(At::Cursor(asked.as_deref()))?;
+        *counts = Some((page.count, page.total_count));
+        self.page_cursor.clone_from(&asked);
+        let n = page.items.len() as u64;
+        let skip = self.skip_through.take();
+        let direction = self.direction;
+        let forward = |id: u64, than: u64| match direction {
+            Direction::Asc => id > than,
+            Direction::Desc => id < than,
+        };
+        // Filtered in place: a page that keeps every row (all but the
+        // first after a resume) is not moved.
+        let mut rows = page.items;
+        let mut broken = None;
+        let last_fetched = &mut self.last_fetched;
+        rows.retain(|row| {
+            let Some(id) = row.order_id().map(NumericId::get) else {
+                return broken.is_none();
+            };
+            // After a resume the page is fetched again: what was already
+            // yielded is skipped, not an error.
+            if broken.is_some() || skip.is_some_and(|s| !forward(id, s)) {
+                return false;
+            }
+            if let Some(prev) = *last_fetched
+                && !forward(id, prev)
+            {
+                broken = Some(Error::pagination(format!(
+                    "record {id} came after {prev} in a {} walk: a repeated cursor or record",
+                    direction.as_str()
+                )));
+                return false;
+            }
+            *last_fetched = Some(id);
+            true
+        });
+        if let Some(broken) = broken {
+            return Err(broken);
+        }
+        let cursor = page.next_cursor.filter(|c| c != "0");
+        let ended = n == 0 || n < self.effective_limit || cursor.is_none();
+        if !ended && cursor == asked {
+            return Err(Error::pagination(format!(
+                "the server repeated cursor {}",
+                crate::text::excerpt(asked.as_deref().unwrap_or(""), 40)
+            )));
+        }
+        self.next = if ended { None } else { cursor };
+        Ok((rows, ended))
+    }
+}
+
+impl<T: ListRecord> Walk<T> for OffsetWalk {
+    fn resume(&mut self, position: &Position) -> Result<(), Error> {
+        let Position::Offset { offset } = position else {
+            return Err(other_kind());
+        };
+        self.next = *offset;
+        self.page_offset = *offset;
+        self.yielded_in_page = 0;
+        self.seen.clear();
+        Ok(())
+    }
+
+    fn position(&self, buffer_empty: bool, _done: bool) -> Position {
+        Position::Offset {
+            offset: if buffer_empty {
+                self.next
+            } else {
+                self.page_offset + self.yielded_in_page
+            },
+        }
+    }
+
+    fn yielded(&mut self, _last: &T, count: u64) {
+        self.yielded_in_page += count;
+    }
+
+    fn fetch_next(
+        &mut self,
+        fetch: &mut Fetch<T>,
+        counts: &mut Option<(u64, Option<u64>)>,
+    ) -> Result<(Vec<T>, bool), Error> {
+        let page = fetch(At::Offset(self.next))?;
+        *counts = Some((page.count, page.total_count));
+        let n = page.items.len() as u64;
+        let ids: Vec<String> = page.items.iter().map(ListRecord::identity).collect();
+        if let Some(again) = ids.iter().find(|id| self.seen.contains(*id)) {
+            return Err(Error::pagination(served_again(
+                &ids, &self.seen, again, self.next,
+            )));
+        }
+        for (i, id) in ids.into_iter().enumerate() {
+            if !self.seen.insert(id) {
+                return Err(Error::pagination(format!(
+                    "record {} was served twice in the page at offset {}",
+                    crate::text::excerpt(&page.items[i].identity(), 60),
+                    self.next
+                )));
+            }
+        }
+        self.page_offset = self.next;
+        self.yielded_in_page = 0;
+        self.next += n;
+        // A server may cap pages below the limit: a short page ends the
+        // walk only once the count is reached too.
+        let ended = n == 0 || (n < self.limit && self.next >= page.count);
+        Ok((page.items, ended))
+    }
 }
 
 /// A lazy walk over every row of a list, yielding `Result<T, Error>`.
@@ -191,7 +397,7 @@ enum Mode {
 /// ```
 pub struct Pages<T> {
     fetch: Fetch<T>,
-    mode: Mode,
+    walk: Box<dyn Walk<T>>,
     buffer: VecDeque<T>,
     pages: u64,
     max_pages: u64,
@@ -230,7 +436,7 @@ impl<T: ListRecord> Pages<T> {
         Self::new(
             operation,
             fetch,
-            Mode::Cursor {
+            Box::new(CursorWalk {
                 direction,
                 effective_limit,
                 next: start.clone(),
@@ -238,7 +444,7 @@ impl<T: ListRecord> Pages<T> {
                 last_fetched: None,
                 last_yielded: None,
                 skip_through: None,
-            },
+            }),
             max_pages,
         )
     }
@@ -253,22 +459,27 @@ impl<T: ListRecord> Pages<T> {
         Self::new(
             operation,
             fetch,
-            Mode::Offset {
+            Box::new(OffsetWalk {
                 limit: u64::from(limit.max(1)),
                 next: offset,
                 page_offset: offset,
                 yielded_in_page: 0,
                 seen: HashSet::new(),
-            },
+            }),
             max_pages,
         )
     }
 
-    fn new(operation: &'static str, fetch: Fetch<T>, mode: Mode, max_pages: u64) -> Self {
+    fn new(
+        operation: &'static str,
+        fetch: Fetch<T>,
+        walk: Box<dyn Walk<T>>,
+        max_pages: u64,
+    ) -> Self {
         Self {
             operation,
             fetch,
-            mode,
+            walk,
             buffer: VecDeque::new(),
             pages: 0,
             max_pages,
@@ -287,61 +498,7 @@ impl<T: ListRecord> Pages<T> {
     pub fn resume_from(mut self, position: &WalkPosition) -> Result<Self, Error> {
         self.buffer.clear();
         self.done = false;
-        match (&mut self.mode, &position.0) {
-            (
-                Mode::Cursor {
-                    direction,
-                    next,
-                    page_cursor,
-                    last_fetched,
-                    last_yielded,
-                    skip_through,
-                    ..
-                },
-                Position::Cursor {
-                    direction: saved,
-                    cursor,
-                    last_id,
-                },
-            ) => {
-                if direction != saved {
-                    return Err(Error::invalid_input(
-                        "walk position",
-                        format!(
-                            "it was taken in a {} walk; this walk is {}",
-                            saved.as_str(),
-                            direction.as_str()
-                        ),
-                    ));
-                }
-                next.clone_from(cursor);
-                page_cursor.clone_from(cursor);
-                *last_fetched = *last_id;
-                *last_yielded = *last_id;
-                *skip_through = *last_id;
-            }
-            (
-                Mode::Offset {
-                    next,
-                    page_offset,
-                    yielded_in_page,
-                    seen,
-                    ..
-                },
-                Position::Offset { offset },
-            ) => {
-                *next = *offset;
-                *page_offset = *offset;
-                *yielded_in_page = 0;
-                seen.clear();
-            }
-            _ => {
-                return Err(Error::invalid_input(
-                    "walk position",
-                    "it belongs to the other kind of list (cursor or offset)",
-                ));
-            }
-        }
+        self.walk.resume(&position.0)?;
         Ok(self)
     }
 
@@ -350,38 +507,7 @@ impl<T: ListRecord> Pages<T> {
     /// page boundary (after [`Pages::next_page`]) it also costs no page
     /// fetched twice for offset lists.
     pub fn position(&self) -> WalkPosition {
-        WalkPosition(match &self.mode {
-            Mode::Cursor {
-                direction,
-                next,
-                page_cursor,
-                last_yielded,
-                ..
-            } => {
-                let at_boundary = self.buffer.is_empty() && !self.done;
-                Position::Cursor {
-                    direction: *direction,
-                    cursor: if at_boundary {
-                        next.clone()
-                    } else {
-                        page_cursor.clone()
-                    },
-                    last_id: *last_yielded,
-                }
-            }
-            Mode::Offset {
-                next,
-                page_offset,
-                yielded_in_page,
-                ..
-            } => Position::Offset {
-                offset: if self.buffer.is_empty() {
-                    *next
-                } else {
-                    page_offset + yielded_in_page
-                },
-            },
-        })
+        WalkPosition(self.walk.position(self.buffer.is_empty(), self.done))
     }
 
     /// Pages fetched so far.
@@ -436,11 +562,7 @@ impl<T: ListRecord> Pages<T> {
             self.yielded(last, rows.len() as u64);
         }
         let (count, total_count) = self.counts.unwrap_or((0, None));
-        let next_cursor = match &self.mode {
-            Mode::Cursor { next, .. } => next.clone(),
-            Mode::Offset { .. } => None,
-        };
-        Page::new(rows, count, total_count, next_cursor)
+        Page::new(rows, count, total_count, self.walk.next_cursor())
     }
 
     fn fail(&mut self, err: Error) -> Error {
@@ -451,16 +573,7 @@ impl<T: ListRecord> Pages<T> {
 
     /// Notes that `count` rows up to `last` were handed to the caller.
     fn yielded(&mut self, last: &T, count: u64) {
-        match &mut self.mode {
-            Mode::Cursor { last_yielded, .. } => {
-                if let Some(id) = last.order_id() {
-                    *last_yielded = Some(id.get());
-                }
-            }
-            Mode::Offset {
-                yielded_in_page, ..
-            } => *yielded_in_page += count,
-        }
+        self.walk.yielded(last, count);
     }
 
     /// Fetches the next page: its rows the walk has not yielded yet (all
@@ -473,98 +586,9 @@ impl<T: ListRecord> Pages<T> {
             )));
         }
         self.pages += 1;
-        match &mut self.mode {
-            Mode::Cursor {
-                direction,
-                effective_limit,
-                next,
-                page_cursor,
-                last_fetched,
-                skip_through,
-                ..
-            } => {
-                let asked = next.clone();
-                let page = (self.fetch)(At::Cursor(asked.as_deref()))?;
-                self.counts = Some((page.count, page.total_count));
-                *page_cursor = asked.clone();
-                let n = page.items.len() as u64;
-                let skip = skip_through.take();
-                let forward = |id: u64, than: u64| match direction {
-                    Direction::Asc => id > than,
-                    Direction::Desc => id < than,
-                };
-                // Filtered in place: a page that keeps every row (all but
-                // the first after a resume) is not moved.
-                let mut rows = page.items;
-                let mut broken = None;
-                rows.retain(|row| {
-                    let Some(id) = row.order_id().map(NumericId::get) else {
-                        return broken.is_none();
-                    };
-                    // After a resume the page is fetched again: what was
-                    // already yielded is skipped, not an error.
-                    if broken.is_some() || skip.is_some_and(|s| !forward(id, s)) {
-                        return false;
-                    }
-                    if let Some(prev) = *last_fetched
-                        && !forward(id, prev)
-                    {
-                        broken = Some(Error::pagination(format!(
-                            "record {id} came after {prev} in a {} walk: a repeated cursor or record",
-                            direction.as_str()
-                        )));
-                        return false;
-                    }
-                    *last_fetched = Some(id);
-                    true
-                });
-                if let Some(broken) = broken {
-                    return Err(broken);
-                }
-                let cursor = page.next_cursor.filter(|c| c != "0");
-                let ended = n == 0 || n < *effective_limit || cursor.is_none();
-                if !ended && cursor == asked {
-                    return Err(Error::pagination(format!(
-                        "the server repeated cursor {}",
-                        crate::text::excerpt(asked.as_deref().unwrap_or(""), 40)
-                    )));
-                }
-                *next = if ended { None } else { cursor };
-                self.done = ended;
-                Ok(rows)
-            }
-            Mode::Offset {
-                limit,
-                next,
-                page_offset,
-                yielded_in_page,
-                seen,
-            } => {
-                let page = (self.fetch)(At::Offset(*next))?;
-                self.counts = Some((page.count, page.total_count));
-                let n = page.items.len() as u64;
-                let ids: Vec<String> = page.items.iter().map(ListRecord::identity).collect();
-                if let Some(again) = ids.iter().find(|id| seen.contains(*id)) {
-                    return Err(Error::pagination(served_again(&ids, seen, again, *next)));
-                }
-                for (i, id) in ids.into_iter().enumerate() {
-                    if !seen.insert(id) {
-                        return Err(Error::pagination(format!(
-                            "record {} was served twice in the page at offset {}",
-                            crate::text::excerpt(&page.items[i].identity(), 60),
-                            *next
-                        )));
-                    }
-                }
-                *page_offset = *next;
-                *yielded_in_page = 0;
-                *next += n;
-                // A server may cap pages below the limit: a short page ends
-                // the walk only once the count is reached too.
-                self.done = n == 0 || (n < *limit && *next >= page.count);
-                Ok(page.items)
-            }
-        }
+        let (rows, ended) = self.walk.fetch_next(&mut self.fetch, &mut self.counts)?;
+        self.done = ended;
+        Ok(rows)
     }
 }
 
