@@ -275,6 +275,8 @@ impl<T: ListRecord> Walk<T> for CursorWalk {
         let mut rows = page.items;
         let mut broken = None;
         let last_fetched = &mut self.last_fetched;
+        // Whether the last id accepted came from this very page.
+        let mut in_page = false;
         rows.retain(|row| {
             let Some(id) = row.order_id().map(NumericId::get) else {
                 return broken.is_none();
@@ -287,13 +289,13 @@ impl<T: ListRecord> Walk<T> for CursorWalk {
             if let Some(prev) = *last_fetched
                 && !forward(id, prev)
             {
-                broken = Some(Error::pagination(format!(
-                    "record {id} came after {prev} in a {} walk: a repeated cursor or record",
-                    direction.as_str()
+                broken = Some(Error::pagination(out_of_order(
+                    id, prev, direction, in_page,
                 )));
                 return false;
             }
             *last_fetched = Some(id);
+            in_page = true;
             true
         });
         if let Some(broken) = broken {
@@ -589,6 +591,27 @@ impl<T: ListRecord> Pages<T> {
         let (rows, ended) = self.walk.fetch_next(&mut self.fetch, &mut self.counts)?;
         self.done = ended;
         Ok(rows)
+    }
+}
+
+/// Why a cursor walk broke where record `id` came after `prev`, in words
+/// that say what it likely means: within one page, the server does not
+/// sort as asked; across pages, a cursor or record came again (a server
+/// that does not read the cursor answers the first page again).
+fn out_of_order(id: u64, prev: u64, direction: Direction, in_page: bool) -> String {
+    const NAMES: &str = "API.md gives the cursor lists' paging parameters by purpose only: the server may name `cursor`, `limit` and `direction` otherwise";
+    let walk = match direction {
+        Direction::Asc => "an ASC",
+        Direction::Desc => "a DESC",
+    };
+    if in_page {
+        format!(
+            "record {id} came after {prev} in one page of {walk} walk: the server does not sort as asked, so it likely does not read the direction ({NAMES})"
+        )
+    } else {
+        format!(
+            "record {id} came after {prev} in {walk} walk: a repeated cursor or record (a server that does not read the cursor answers the first page again; {NAMES})"
+        )
     }
 }
 

@@ -288,4 +288,21 @@ fn other_legal_shapes_are_mirrored_and_unread_paging_is_explained() {
         err.contains("likely does not read this list's `offset` and `limit`"),
         "{err}"
     );
+    // Cursor lists that name their paging parameters otherwise: the
+    // batches cannot be listed, and the error says why.
+    let renamed = MockServer::start(
+        MockConfig::new()
+            .seed(5)
+            .batches(4)
+            .legal(aggpay_mock::Legal::CursorNames),
+    )
+    .unwrap();
+    let dir = TempDir::new("aggpay-sync-cursor-names");
+    let db = Db::sqlite(dir.join("m.db"));
+    let (code, summary, err) = sync(&renamed, &db);
+    assert_eq!(code, 2, "{summary}");
+    assert!(
+        err.contains("likely does not read the direction") && err.contains("by purpose only"),
+        "{err}"
+    );
 }
