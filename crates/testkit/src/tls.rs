@@ -66,12 +66,17 @@ impl TlsServer {
             let born = Instant::now();
             while !stopped.load(Ordering::SeqCst) && born.elapsed() < Duration::from_secs(120) {
                 match listener.accept() {
-                    Ok((stream, _)) => match serve(stream, config.clone(), response.as_bytes()) {
-                        Some(head) => seen.lock().unwrap_or_else(|e| e.into_inner()).push(head),
-                        None => {
+                    Ok((stream, _)) => {
+                        // The head is recorded before the answer is sent:
+                        // a test that reads the heads as soon as its
+                        // request returned sees it.
+                        let record = |head: String| {
+                            seen.lock().unwrap_or_else(|e| e.into_inner()).push(head)
+                        };
+                        if serve(stream, config.clone(), response.as_bytes(), record).is_none() {
                             failed.fetch_add(1, Ordering::SeqCst);
                         }
-                    },
+                    }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
             }
@@ -120,8 +125,15 @@ impl Drop for TlsServer {
     }
 }
 
-/// One connection: handshake, read the head, answer, close.
-fn serve(stream: TcpStream, config: Arc<rustls::ServerConfig>, response: &[u8]) -> Option<String> {
+/// One connection: handshake, read the head and hand it to `record`,
+/// answer `response`, close; `None` when the handshake or the request
+/// failed.
+fn serve(
+    stream: TcpStream,
+    config: Arc<rustls::ServerConfig>,
+    response: &[u8],
+    record: impl FnOnce(String),
+) -> Option<()> {
     stream.set_nonblocking(false).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     stream
@@ -140,9 +152,10 @@ fn serve(stream: TcpStream, config: Arc<rustls::ServerConfig>, response: &[u8]) 
         }
     }
     drop(reader);
+    record(head);
     tls.write_all(response).ok()?;
     tls.flush().ok()?;
     tls.conn.send_close_notify();
     let _ = tls.flush();
-    Some(head)
+    Some(())
 }
