@@ -298,7 +298,9 @@ fn operation(out: &mut String, rules: &[Rule], op: &Op) {
         Effect::Rotation => {
             "a write, never repeated blindly (a lost answer is recovered from the key list)"
         }
-        Effect::NewJob => "a write that makes a new job (repeated once when its answer is lost)",
+        Effect::NewJob => {
+            "a write that makes a new job (sent again up to twice when its answer is lost)"
+        }
     };
     let _ = writeln!(
         out,

@@ -104,7 +104,7 @@ pub enum Effect {
     /// the key list, where secrets are returned in clear.
     Rotation,
     /// Creates a new export job: repeating it makes one more job, harmless,
-    /// so a lost answer is repeated once.
+    /// so a lost answer is sent again (up to twice).
     NewJob,
 }
 

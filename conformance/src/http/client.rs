@@ -355,20 +355,21 @@ impl Http {
         self.finish(request, url, result, 1, transient)
     }
 
-    /// A write that makes something new each time (an export job), so
-    /// that one more is harmless: a 429 or a 503 is waited out (the server
-    /// says it did not handle the request), another lost answer (a reset,
-    /// a timeout, a gateway's 502 or 504) is repeated once.
+    /// A write that makes something new each time (an export job), or
+    /// names no record, so that one more is harmless: a 429 or a 503 is
+    /// waited out (the server says it did not handle the request), another
+    /// lost answer (a reset, a timeout, a gateway's 502 or 504) is sent
+    /// again up to [`retry::LOST_WRITE_REPEATS`] times.
     pub fn repeatable_write(&self, request: Request) -> Exchange {
         let mut answer = self.write(request.clone());
-        let (mut throttled, mut repeated) = (0, false);
+        let (mut throttled, mut repeated) = (0, 0);
         while answer.transient.is_some() {
             let refused = matches!(answer.status(), Some(429 | 503));
             let again = if refused && throttled < retry::THROTTLED {
                 throttled += 1;
                 true
-            } else if !repeated {
-                repeated = true;
+            } else if repeated < retry::LOST_WRITE_REPEATS {
+                repeated += 1;
                 true
             } else {
                 false

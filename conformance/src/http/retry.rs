@@ -30,6 +30,11 @@ const MAX_WAITING: Duration = Duration::from_secs(60);
 pub(super) const THROTTLED: usize = 6;
 /// The pause before a write lost without a `Retry-After` is sent again.
 pub(super) const WRITE_PAUSE: Duration = Duration::from_millis(200);
+/// Times a harmless write whose answer was lost (a reset, a timeout, a
+/// gateway's 502 or 504) is sent again: twice, so that a write is left
+/// unanswered only by three losses in a row, as a read is by its
+/// retries.
+pub(super) const LOST_WRITE_REPEATS: usize = 2;
 
 /// Why an exchange proves nothing: every attempt met a transient failure.
 #[derive(Debug, Clone, PartialEq, Eq)]

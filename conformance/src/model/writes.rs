@@ -2,7 +2,7 @@
 //! was lost is looked up in the key list (secrets are returned there in
 //! clear): sent again when the list shows it did not happen, recovered
 //! from the list when it did (then rotated once more, to see an answer);
-//! an export, which makes a new job each time, is repeated once
+//! an export, which makes a new job each time, is sent again up to twice
 //! ([`Http::repeatable_write`]).
 
 use serde_json::Value;
@@ -101,7 +101,7 @@ pub fn rotate(http: &Http, id: &str, before: Option<&str>) -> Rotation {
 }
 
 /// Creates a report export: a 429 is waited out, another lost answer is
-/// repeated once (a second job is harmless).
+/// sent again up to twice (another job is harmless).
 pub fn export(http: &Http, body: &str) -> Exchange {
     http.send(Request::to(OpId::ReportExport).json(body))
 }
