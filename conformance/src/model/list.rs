@@ -34,6 +34,15 @@ pub struct Source {
 }
 
 impl Source {
+    /// The rows a page holds when no page size is asked (cursor lists:
+    /// 30, Limits); `None` where API.md gives no default.
+    pub fn default_page_size(&self) -> Option<u64> {
+        self.op.params.iter().find_map(|p| match p.role {
+            crate::contract::Role::Limit { default, .. } => default,
+            _ => None,
+        })
+    }
+
     /// The fields API.md defines for the rows of this list: none for
     /// the payouts, whose element shape API.md does not show.
     pub fn fields(&self) -> &'static [crate::contract::Field] {

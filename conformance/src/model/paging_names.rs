@@ -129,7 +129,7 @@ impl Cursor {
     /// Rows a full page holds when `asked` are asked: the default page
     /// size when the size is not read.
     pub(super) fn page_size(&self, source: &Source, asked: u64) -> u64 {
-        match default_size(source) {
+        match source.default_page_size() {
             Some(d) if !self.reads(names::LIMIT) => d,
             _ => asked,
         }
@@ -175,12 +175,4 @@ impl Cursor {
             evidence: Box::new(evidence),
         })
     }
-}
-
-/// The page size a cursor list gives without one (Limits: 30).
-fn default_size(source: &Source) -> Option<u64> {
-    source.op.params.iter().find_map(|p| match p.role {
-        Role::Limit { default, .. } => default,
-        _ => None,
-    })
 }

@@ -7,7 +7,7 @@ use aggpay_mock::Fault;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use super::paging::{Got, due, fetch, judge_rows, judge_walk, reading, walk, why_none};
+use super::paging::{WALKED_BY, Got, due, fetch, judge_rows, judge_walk, reading, walk, why_none};
 use super::support::Judge;
 use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::Role;
@@ -370,9 +370,6 @@ fn walks_of(list: &ListModel) -> Vec<(&'static str, Option<u64>, u64)> {
     ]
 }
 
-/// The paging names a walk sends.
-const WALKED_BY: &[&str] = &[names::DIRECTION, names::LIMIT, names::CURSOR];
-
 fn walks(c: &Check<'_>) -> Outcome {
     let all = cursor_lists(c);
     let lists = reading(&all, WALKED_BY);
@@ -594,7 +591,7 @@ fn only_settlement_txns(c: &Check<'_>) -> Outcome {
             r = r.q(names::LIMIT, 100);
             100
         } else {
-            super::paging::default_page_size(list).unwrap_or(100)
+            list.source.default_page_size().map_or(100, |d| d as usize)
         };
         if let Some(f) = flag {
             r = r.q(names::ONLY_SETTLEMENT_TXNS, f);

@@ -179,7 +179,7 @@ pub(super) fn judge(
         }
         // A list that names its paging parameters otherwise: its first
         // page, in its default order and size.
-        Paging::Cursor if !list.reads_all(&walked_by()) => vec![first_page(c, list, given)],
+        Paging::Cursor if !super::paging::WALKED_BY.iter().all(|n| list.reads(n)) => vec![first_page(c, list, given)],
         Paging::Cursor => {
             let direction = if pick.below(2) == 0 { "ASC" } else { "DESC" };
             let mut query: Vec<(String, String)> = list.query(given);
@@ -216,14 +216,6 @@ pub(super) fn judge_page(c: &Check<'_>, list: &ListModel, given: &[Given]) -> Re
     }
 }
 
-/// The paging names a cursor walk sends, as a query.
-fn walked_by() -> Vec<(String, String)> {
-    [names::DIRECTION, names::LIMIT, names::CURSOR]
-        .iter()
-        .map(|n| ((*n).to_owned(), String::new()))
-        .collect()
-}
-
 /// `given` on a cursor list's first page asked with no paging parameter:
 /// the rows it keeps, in the default order (DESC), the default page size
 /// of them (Limits).
@@ -232,7 +224,7 @@ fn first_page(c: &Check<'_>, list: &ListModel, given: &[Given]) -> Result<(), Fi
     let what = format!("{}?{}", list.source.label, query_text(&query));
     let got = super::paging::fetch(c, &list.source, &query);
     let expected = due(list, given, None);
-    let size = super::paging::default_page_size(list).unwrap_or(100);
+    let size = list.source.default_page_size().unwrap_or(100) as usize;
     super::paging::judge_rows(c, &got, list, &expected.slice(0, size), &what)
 }
 

@@ -70,14 +70,8 @@ pub fn reading<'a>(lists: &[&'a ListModel], needed: &[&str]) -> Vec<&'a ListMode
         .collect()
 }
 
-/// The rows a page of `list` holds when no page size is asked (cursor
-/// lists: 30, Limits); `None` where API.md gives no default.
-pub fn default_page_size(list: &ListModel) -> Option<usize> {
-    list.source.op.params.iter().find_map(|p| match p.role {
-        crate::contract::Role::Limit { default, .. } => default.map(|d| d as usize),
-        _ => None,
-    })
-}
+/// The paging names a cursor walk sends.
+pub const WALKED_BY: &[&str] = &[names::DIRECTION, names::LIMIT, names::CURSOR];
 
 /// Why a rule has no case left over `lists` (of `kind`, "offset" or
 /// "cursor"): none was read, or those read name their paging parameters
