@@ -3,7 +3,9 @@
 //!
 //! What a fault does is found by its layer: a `Body` fault is one entry of
 //! the registry in `corrupt.rs`; a `Wire` fault is applied where the
-//! response is written (`server/service.rs`); a `Behaviour` fault in the
+//! response is written (`server/service.rs`), and where hyper will not
+//! write its bytes, by the byte layer that `service.rs` instructs
+//! (`server/byte_layer.rs`); a `Behaviour` fault in the
 //! handler of its resource (`handlers/`), or in the router for
 //! authentication and paths (`router.rs`) and the state for key rotation
 //! (`state.rs`).
@@ -192,6 +194,18 @@ faults! {
     OffsetTruncated32 = "offset-truncated-32" [Behaviour]: "offset lists keep only the low 32 bits of an offset: 2^32 + n answers the page at n",
     UnknownTargetActs = "unknown-target-acts" [Behaviour]: "a report export naming an unknown well-formed batch is created for the newest batch, and one naming an unknown rail merchant for the first merchant",
     LookupCacheIgnoresQuery = "lookup-cache-ignores-query" [Behaviour]: "account-info and title-fetch keep their last answer for 5 s, keyed on the path without the query: another IBAN or alias gets the previous answer",
+    DateTwice = "date-twice" [Wire]: "answers of the batch list and of the key list carry two Date fields (two gateways each add one), both valid HTTP dates",
+    ContentTypeTwice = "content-type-twice" [Wire]: "answers of the merchant list and of the aggregator read carry Content-Type twice: application/json, then text/plain",
+    ChunkedWithLength = "chunked-with-length" [Wire]: "answers of the QR list and of the webhook list are sent Transfer-Encoding: chunked and also carry a Content-Length (the body's length), as a re-chunking proxy does",
+    BareLfHeads = "bare-lf-heads" [Wire]: "the status line and header lines of answers of the refund list and of the rail-merchant list (not a single rail merchant's read) end with a bare LF instead of CRLF, the head's empty line too",
+    DateAhead = "date-ahead" [Wire]: "answers of the ledger account and of the alias read carry a Date five hours ahead of real time (local time labelled GMT), still a valid HTTP date",
+    HeadWithBody = "head-with-body" [Wire]: "a HEAD to the batch list or the merchant list is answered with the GET's head and then the GET's body: the next answer on the connection starts with those bytes",
+    CloseIgnored = "close-ignored" [Wire]: "a request to the key list or the webhook list carrying Connection: close is answered without Connection: close, and the connection is kept open for another request",
+    PipelineDropsSecond = "pipeline-drops-second" [Wire]: "a request to the QR list or the ledger account that arrives pipelined (before the answer to the previous request on its connection was written) gets no answer: the connection stays open and silent",
+    ChunkedBodyEmpty = "chunked-body-empty" [Behaviour]: "a request body sent Transfer-Encoding: chunked is read as empty at the report export (refused as without its fields) and at the key rotation (answered 200 with the key unchanged: nothing rotated)",
+    ContinueToHttp10 = "continue-to-http10" [Wire]: "HTTP/1.0 requests to the key rotation, the report export and the key list get an interim 100 Continue before their answer (no 1xx may go to an HTTP/1.0 client)",
+    EtagWithoutSecrets = "etag-without-secrets" [Behaviour]: "GET answers of the key list and of the aggregator read carry a strong ETag computed without the keys' secrets (nor their updated_at, which a rotation changes too), and If-None-Match with it gets 304: after a rotation a client keeps the old secrets",
+    ParamsBeforeKey = "params-before-key" [Behaviour]: "the batch list, the batch transactions and the key list check query parameters (and the batch token) before the key: a request without a valid key but with a bad parameter gets 400 instead of 401",
 }
 
 impl fmt::Display for Fault {

@@ -188,6 +188,27 @@ legal! {
     LookupsNormalised = "lookups-normalised" in "lookup-normalising":
         "account-info and title-fetch look up an IBAN or alias value trimmed of surrounding whitespace and in capitals";
         allowed by "API.md Lookups: the looked-up values are given by purpose only (\"IBAN\", \"alias value\"); whether their case or surrounding whitespace counts is not shown",
+    RequestCap = "request-cap" in "connection-reuse":
+        "every connection is closed after its third answer, which carries Connection: close";
+        allowed by "API.md Conventions: connection reuse is not shown; RFC 9112 section 9.6: \"A server MAY send a \"close\" connection option in its response\" and section 9.3: a server may close a persistent connection",
+    IdleClose = "idle-close" in "connection-reuse":
+        "a connection idle for 50 ms after an answer is closed without a word (never one with a request under way)";
+        allowed by "API.md Conventions: connection reuse is not shown; RFC 9112 section 9.5: \"A client, server, or proxy MAY close the transport connection at any time.\"",
+    TitleCaseFields = "title-case-fields" in "field-name-case":
+        "header field names are written Title-Case (Content-Type, Date) instead of lower case";
+        allowed by "API.md Conventions 4: \"Responses carry the headers Content-Length and Date.\" (their case is not shown); RFC 9110 section 5.1: \"Field names are case-insensitive\"",
+    EarlyHints = "early-hints" in "interim-responses":
+        "every final answer to an HTTP/1.1 request comes after an interim 103 Early Hints with a Link field (never to HTTP/1.0)";
+        allowed by "API.md Conventions: interim responses are not shown; RFC 9110 section 15.2: \"A client MUST be able to parse one or more 1xx responses received prior to a final response, even if the client does not expect one.\"",
+    Etags = "etags" in "validators":
+        "every GET success answer carries a strong ETag over its whole body; If-None-Match with the current ETag gets 304 Not Modified without a body; HEAD gets the GET's ETag";
+        allowed by "API.md Conventions 4: \"Responses carry the headers Content-Length and Date.\" (others are not forbidden); RFC 9110 sections 8.8.3 and 13.1.2: a strong validator changes with the representation, and a matching If-None-Match gets 304",
+    Http10Refused = "http10-refused" in "http-version":
+        "HTTP/1.0 requests get 505 HTTP Version Not Supported with a bare JSON error, and the connection closes; HTTP/1.1 is served as ever";
+        allowed by "API.md Conventions: the HTTP version is not shown; RFC 9110 section 15.6.6: 505 \"indicates that the server does not support, or refuses to support, the major version of HTTP that was used in the request message\"",
+    DateBehind = "date-behind" in "date-skew":
+        "every Date is 20 seconds behind real time";
+        allowed by "API.md Conventions 4: \"Responses carry the headers Content-Length and Date.\" (how exact the clock is is not shown); RFC 9110 section 6.6.1: an origin server's Date is \"the best available approximation of the date and time\"",
 }
 
 /// Pairs of choices that are two readings of one point: no server makes

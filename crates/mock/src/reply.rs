@@ -93,6 +93,15 @@ pub(crate) fn method_not_allowed(allow: &'static str) -> Reply {
     reply
 }
 
+/// 505 bare: the request's HTTP version is refused (`http10-refused`).
+pub(crate) fn version_not_supported() -> Reply {
+    bare(
+        505,
+        "error.http_version_not_supported",
+        "HTTP/1.0 is not supported: send the request in HTTP/1.1",
+    )
+}
+
 /// 401 envelope.
 pub(crate) fn unauthorized() -> Reply {
     envelope(

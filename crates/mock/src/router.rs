@@ -27,6 +27,9 @@ pub(crate) struct Incoming<'a> {
     pub(crate) url: &'a str,
     pub(crate) key: Option<&'a str>,
     pub(crate) body: &'a [u8],
+    /// The body came `Transfer-Encoding: chunked` (the fault
+    /// `chunked-body-empty` reads it as empty).
+    pub(crate) chunked: bool,
 }
 
 /// The server's shared view: read-only data, locked state, settings.
@@ -248,8 +251,12 @@ impl App {
         let Some((op, id_at)) = Op::route(rest) else {
             return reply::not_found();
         };
-        if req.method != op.method() {
-            return reply::method_not_allowed(op.method());
+        // HEAD is answered as the GET (RFC 9110 section 9.1: every
+        // general-purpose server supports GET and HEAD); the HTTP layer
+        // leaves the body out.
+        let as_get = req.method == "HEAD" && op.method() == "GET";
+        if req.method != op.method() && !as_get {
+            return reply::method_not_allowed(op.allowed());
         }
         let f = &self.faults;
         let accepted = match req.key {
@@ -274,6 +281,12 @@ impl App {
             }
         };
         if !accepted {
+            if f.has(Fault::ParamsBeforeKey)
+                && matches!(op, Op::Batches | Op::Transactions | Op::Keys)
+                && let Some(refused) = self.parameters_refused(op, rest, id_at, raw_query)
+            {
+                return refused;
+            }
             return reply::unauthorized();
         }
         if self.legal.has(Legal::StrictIds)
@@ -321,6 +334,7 @@ impl App {
         let result = match op {
             Op::Aggregator => Ok(self.aggregator()),
             Op::Keys => self.keys(&query),
+            Op::Rotate if req.chunked && f.has(Fault::ChunkedBodyEmpty) => self.unrotated(&path_id),
             Op::Rotate => self.rotate(&path_id),
             Op::Merchants => self.merchants(&query),
             Op::RailMerchants => self.rail_merchants(&query),
@@ -330,6 +344,9 @@ impl App {
             Op::Refunds => self.refunds(&query),
             Op::Batches => self.batches(&query),
             Op::Transactions => self.transactions(&path_id, &query),
+            Op::ReportExports if req.chunked && f.has(Fault::ChunkedBodyEmpty) => {
+                self.report_export(&[])
+            }
             Op::ReportExports => self.report_export(req.body),
             Op::AccountInfo => self.account_info(&query),
             Op::TitleFetch => self.title_fetch(&query),
@@ -346,6 +363,45 @@ impl App {
             kept.push((key, Instant::now(), reply.clone()));
         }
         reply
+    }
+
+    /// Under `params-before-key`, the 400 a request without a valid key
+    /// gets when its query or batch token is bad (checked as the handler
+    /// checks them: these operations only read); `None` when they pass.
+    fn parameters_refused(
+        &self,
+        op: Op,
+        rest: &[&str],
+        id_at: Option<usize>,
+        raw_query: &str,
+    ) -> Option<Reply> {
+        let query = match Query::parse(raw_query) {
+            Ok(q) => self.as_named(op, q),
+            Err(e) => return Some(reply::bad_request(e)),
+        };
+        let path_id = match id_at.map(|i| percent_decode(rest[i], false)).transpose() {
+            Ok(id) => id.unwrap_or_default(),
+            Err(e) => return Some(reply::bad_request(format!("path id: {e}"))),
+        };
+        let checked = match op {
+            Op::Batches => self.batches(&query),
+            Op::Transactions => self.transactions(&path_id, &query),
+            _ => self.keys(&query),
+        };
+        checked.err().map(reply::bad_request)
+    }
+
+    /// The operation a request target (path and query) names, if any.
+    pub(crate) fn op_of(&self, target: &str) -> Option<Op> {
+        let path = target.split('?').next().unwrap_or(target);
+        let below = path
+            .strip_prefix(self.prefix.as_str())?
+            .strip_prefix(aggpay_internal::syntax::AGGREGATORS_ROOT)?;
+        let segments: Vec<&str> = below.split('/').collect();
+        match segments.as_slice() {
+            ["", agg, rest @ ..] if !agg.is_empty() => Op::route(rest).map(|(op, _)| op),
+            _ => None,
+        }
     }
 
     /// The query as this server names its parameters: under
@@ -403,7 +459,7 @@ fn later_page(url: &str) -> bool {
 
 /// The operations, by path shape after `/v1/aggregators/{aggregator-id}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
+pub(crate) enum Op {
     Aggregator,
     Keys,
     Rotate,
@@ -505,6 +561,15 @@ impl Op {
             Op::Rotate => "PUT",
             Op::ReportExports => "POST",
             _ => "GET",
+        }
+    }
+
+    /// The methods the operation's path takes (`Allow` of a 405): a read
+    /// takes HEAD too.
+    fn allowed(self) -> &'static str {
+        match self.method() {
+            "GET" => "GET, HEAD",
+            other => other,
         }
     }
 }

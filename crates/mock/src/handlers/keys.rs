@@ -44,6 +44,23 @@ impl App {
         Ok(reply::ok(&KeyList { count, keys }))
     }
 
+    /// A rotation whose chunked body the `chunked-body-empty` fault read
+    /// as empty: answered 200 with the key as it is, nothing rotated.
+    pub(crate) fn unrotated(&self, id: &str) -> Result<Reply, Invalid> {
+        let id = AccessKeyId::parse(id).map_err(|e| e.to_string())?;
+        Ok(
+            match self
+                .state
+                .keys()
+                .into_iter()
+                .find(|k| k.access_key_id() == Some(&id))
+            {
+                Some(key) => reply::ok(&key),
+                None => reply::not_found(),
+            },
+        )
+    }
+
     pub(crate) fn rotate(&self, id: &str) -> Result<Reply, Invalid> {
         let id = AccessKeyId::parse(id).map_err(|e| e.to_string())?;
         Ok(match self.state.rotate(&self.data, &id, &self.faults) {

@@ -14,8 +14,10 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsAcceptor;
 
+use super::byte_layer::Writer;
 use super::state::ConnState;
 use crate::config::Limits;
+use crate::legal::Legal;
 use crate::router::App;
 
 /// The TCP socket under a stream, for the reset.
@@ -39,8 +41,13 @@ impl Socket for tokio_rustls::server::TlsStream<TcpStream> {
 const LINGER: Duration = Duration::from_secs(1);
 const LINGER_BYTES: usize = 4 * 1024 * 1024;
 
+/// How long a connection may idle after an answer under `idle-close`.
+const IDLE_CLOSE: Duration = Duration::from_millis(50);
+
 /// The connection's byte stream (decrypted, with TLS), watched: every
-/// byte read goes through the scanner on its way to the HTTP layer.
+/// byte read goes through the scanner on its way to the HTTP layer, and
+/// every byte written through the byte layer (`byte_layer`), which
+/// follows the answers' heads and rewrites those it is told to.
 struct Watched<S: Socket> {
     inner: S,
     state: Arc<ConnState>,
@@ -52,6 +59,40 @@ struct Watched<S: Socket> {
     /// Scanned bytes the HTTP layer has not taken yet, from `pending_at`.
     pending: Vec<u8>,
     pending_at: usize,
+    /// The byte layer of the write side.
+    writer: Writer,
+    /// Bytes the byte layer has taken from the HTTP layer and not yet
+    /// written to the socket, from `out_at`.
+    out: Vec<u8>,
+    out_at: usize,
+}
+
+impl<S: Socket + AsyncWrite + Unpin> Watched<S> {
+    /// Writes what the byte layer holds to the socket.
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.out_at < self.out.len() {
+            let n = std::task::ready!(
+                Pin::new(&mut self.inner).poll_write(cx, &self.out[self.out_at..])
+            )?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.out_at += n;
+        }
+        self.out.clear();
+        self.out_at = 0;
+        Poll::Ready(Ok(()))
+    }
+
+    /// Gives `buf` to the byte layer (all of it is taken), and writes
+    /// what it can of the result.
+    fn take(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.writer.take(buf, &mut self.out, &self.state);
+        if let Poll::Ready(Err(e)) = self.drain(cx) {
+            return Poll::Ready(Err(e));
+        }
+        Poll::Ready(Ok(buf.len()))
+    }
 }
 
 impl<S: Socket + AsyncRead + Unpin> AsyncRead for Watched<S> {
@@ -87,15 +128,27 @@ impl<S: Socket + AsyncRead + Unpin> AsyncRead for Watched<S> {
 }
 
 impl<S: Socket + AsyncRead + AsyncWrite + Unpin> AsyncWrite for Watched<S> {
+    /// Body bytes go to the socket as they are; heads (and chunked
+    /// bodies) through the byte layer.
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
+        let this = &mut *self;
+        std::task::ready!(this.drain(cx))?;
+        match this.writer.passable(buf.len()) {
+            Some(n) if n > 0 => {
+                let n = std::task::ready!(Pin::new(&mut this.inner).poll_write(cx, &buf[..n]))?;
+                this.writer.passed(n);
+                Poll::Ready(Ok(n))
+            }
+            _ => this.take(cx, buf),
+        }
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
         Pin::new(&mut self.inner).poll_flush(cx)
     }
 
@@ -104,6 +157,9 @@ impl<S: Socket + AsyncRead + AsyncWrite + Unpin> AsyncWrite for Watched<S> {
     /// while, so that closing does not reset the connection before the
     /// client has read the answer.
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.linger.is_none() && self.drain(cx)?.is_pending() {
+            return Poll::Pending;
+        }
         if self.state.reset.load(Ordering::SeqCst) {
             // A reset must not be turned into a clean close.
             return Poll::Ready(Ok(()));
@@ -131,12 +187,41 @@ impl<S: Socket + AsyncRead + AsyncWrite + Unpin> AsyncWrite for Watched<S> {
         }
     }
 
+    /// As `poll_write`: body bytes (as many as the body has left) go to
+    /// the socket in one vectored write; anything else, one slice at a
+    /// time through the byte layer.
     fn poll_write_vectored(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+        let this = &mut *self;
+        std::task::ready!(this.drain(cx))?;
+        let total: usize = bufs.iter().map(|b| b.len()).sum();
+        match this.writer.passable(total) {
+            Some(n) if n == total && n > 0 => {
+                let n = std::task::ready!(Pin::new(&mut this.inner).poll_write_vectored(cx, bufs))?;
+                this.writer.passed(n);
+                Poll::Ready(Ok(n))
+            }
+            Some(n) if n > 0 => {
+                let first = bufs
+                    .iter()
+                    .find(|b| !b.is_empty())
+                    .map_or(&[][..], |b| &b[..]);
+                let n = n.min(first.len());
+                let n = std::task::ready!(Pin::new(&mut this.inner).poll_write(cx, &first[..n]))?;
+                this.writer.passed(n);
+                Poll::Ready(Ok(n))
+            }
+            _ => {
+                let first = bufs
+                    .iter()
+                    .find(|b| !b.is_empty())
+                    .map_or(&[][..], |b| &b[..]);
+                this.take(cx, first)
+            }
+        }
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -186,7 +271,12 @@ where
         raw: Vec::new(),
         pending: Vec::new(),
         pending_at: 0,
+        writer: Writer::new(),
+        out: Vec::new(),
+        out_at: 0,
     });
+    let idle_close = app.legal.has(Legal::IdleClose);
+    let title_case = app.legal.has(Legal::TitleCaseFields);
     let service = {
         let state = state.clone();
         hyper::service::service_fn(move |request| {
@@ -199,12 +289,46 @@ where
         // Runs while hyper waits for a head: it bounds idle keep-alive too.
         .header_read_timeout(limits.idle_timeout)
         .max_buf_size(limits.max_header_bytes.max(8192))
-        .max_headers(limits.max_headers);
+        .max_headers(limits.max_headers)
+        .title_case_headers(title_case);
     let connection = builder.serve_connection(io, service);
-    tokio::select! {
-        _ = connection => {}
-        _ = state.close.notified() => {}
-        _ = watchdog(&state, &limits) => {}
+    tokio::pin!(connection);
+    let watchdog = watchdog(&state, &limits);
+    tokio::pin!(watchdog);
+    let idle = idle_after_answer(&state, idle_close);
+    tokio::pin!(idle);
+    let mut closing = false;
+    loop {
+        if closing {
+            // Closed by the HTTP layer, which does it only between
+            // requests: a request under way is answered first (with
+            // Connection: close), and the close lingers.
+            connection.as_mut().graceful_shutdown();
+        }
+        tokio::select! {
+            _ = connection.as_mut() => return,
+            _ = state.close.notified() => return,
+            _ = &mut watchdog => return,
+            _ = &mut idle, if !closing => closing = true,
+        }
+    }
+}
+
+/// Ends once the connection has been idle for [`IDLE_CLOSE`] after an
+/// answer, under `idle-close` (never without it).
+async fn idle_after_answer(state: &ConnState, on: bool) {
+    if !on {
+        return std::future::pending().await;
+    }
+    loop {
+        let wait = match state.idle_since() {
+            Some(since) => IDLE_CLOSE.saturating_sub(since.elapsed()),
+            None => IDLE_CLOSE,
+        };
+        if wait.is_zero() && state.idle_since().is_some() {
+            return;
+        }
+        tokio::time::sleep(wait.max(Duration::from_millis(1))).await;
     }
 }
 

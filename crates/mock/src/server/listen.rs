@@ -165,7 +165,10 @@ async fn connection(
     registry: Arc<Registry>,
     slot: OwnedSemaphorePermit,
 ) {
-    let state = Arc::new(ConnState::new(limits.max_header_bytes));
+    let state = Arc::new(ConnState::new(
+        limits.max_header_bytes,
+        super::service::head_rewrite(&app),
+    ));
     state.hold(slot);
     let id = registry.add(state.clone());
     conn::run(stream, app, limits, tls, state).await;

@@ -4,8 +4,11 @@
 //! - `conn`: one connection: framing checks, timeouts, TLS.
 //! - `service`: one request: latency, chaos, body limits, the answer.
 //! - `body`: response bodies, whole or broken on purpose.
+//! - `byte_layer`: the byte layer, for the bytes of an answer hyper will not
+//!   write itself (faults and legal choices of the wire).
 
 mod body;
+mod byte_layer;
 mod conn;
 mod listen;
 mod scanner;

@@ -1,16 +1,20 @@
 //! The request heads of a connection followed as their bytes arrive, in
 //! front of the HTTP layer: how each body is framed, when a head started,
 //! and the bytes of a request target the HTTP layer would refuse,
-//! percent-encoded. It never changes any other byte, and agrees with the
-//! HTTP layer on where each request ends (a property test below).
+//! percent-encoded. It never changes any other byte (but for the head
+//! rewrite a fault asks for, see `byte_layer`), and agrees with the HTTP layer
+//! on where each request ends (a property test below).
 
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use super::byte_layer::HeadRewrite;
+
 /// How one request's body is framed, as its head says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Framing {
     /// `Content-Length`, or no body.
+    #[default]
     Plain,
     /// `Transfer-Encoding`: the connection is closed after the answer,
     /// since the next request's start is not tracked through chunks.
@@ -18,6 +22,18 @@ pub(crate) enum Framing {
     /// Both `Content-Length` and `Transfer-Encoding`: which one frames the
     /// body is ambiguous (request smuggling), so the request is refused.
     Ambiguous,
+}
+
+/// What the scanner saw of one request head, taken by the service in
+/// order.
+#[derive(Debug, Default)]
+pub(crate) struct Seen {
+    pub(crate) framing: Framing,
+    /// The key header's name as the head spelled it (the fault
+    /// `key-header-case-sensitive` needs it: the HTTP layer lowers it).
+    pub(crate) key_name: Option<String>,
+    /// When the head's first byte arrived (`pipeline-drops-second`).
+    pub(crate) started: Option<Instant>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,11 +57,12 @@ pub(super) struct Scanner {
     phase: Phase,
     head: Vec<u8>,
     pub(super) head_started: Option<Instant>,
-    pub(super) verdicts: VecDeque<Framing>,
-    /// The key header's name as each head spelled it (the fault
-    /// `key-header-case-sensitive` needs it: the HTTP layer lowers it).
-    pub(super) key_names: VecDeque<Option<String>>,
+    /// The heads seen, not yet taken by the service.
+    pub(super) heads: VecDeque<Seen>,
     max_head: usize,
+    /// A rewrite of whole heads: with one, each head is held back until
+    /// it ends, then passed on rewritten.
+    rewrite: Option<HeadRewrite>,
     /// Spaces seen in the current request line (1: in the target), and
     /// whether the line has ended.
     line_spaces: u8,
@@ -58,14 +75,14 @@ fn needs_encoding(b: u8) -> bool {
 }
 
 impl Scanner {
-    pub(super) fn new(max_head: usize) -> Self {
+    pub(super) fn new(max_head: usize, rewrite: Option<HeadRewrite>) -> Self {
         Self {
             phase: Phase::Head,
             head: Vec::new(),
             head_started: None,
-            verdicts: VecDeque::new(),
-            key_names: VecDeque::new(),
+            heads: VecDeque::new(),
             max_head,
+            rewrite,
             line_spaces: 0,
             line_done: false,
         }
@@ -110,18 +127,30 @@ impl Scanner {
                         _ => {}
                     }
                     let in_target = !self.line_done && self.line_spaces == 1;
+                    let held = self.rewrite.is_some();
                     if in_target && needs_encoding(b) {
                         let encoded = format!("%{b:02X}");
-                        out.extend_from_slice(encoded.as_bytes());
+                        if !held {
+                            out.extend_from_slice(encoded.as_bytes());
+                        }
                         self.head.extend_from_slice(encoded.as_bytes());
                     } else {
-                        out.push(b);
+                        if !held {
+                            out.push(b);
+                        }
                         self.head.push(b);
                     }
                     if self.head.ends_with(b"\r\n\r\n") || self.head.ends_with(b"\n\n") {
+                        if let Some(rewrite) = &self.rewrite {
+                            let rewritten = rewrite.apply(&self.head);
+                            out.extend_from_slice(rewritten.as_deref().unwrap_or(&self.head));
+                        }
                         self.end_of_head();
                     } else if self.head.len() > self.max_head {
                         // The HTTP layer refuses it; nothing more to follow.
+                        if held {
+                            out.extend_from_slice(&self.head);
+                        }
                         self.phase = Phase::Untracked;
                     }
                 }
@@ -158,8 +187,11 @@ impl Scanner {
                 None => (Framing::Plain, Phase::Untracked),
             },
         };
-        self.verdicts.push_back(verdict);
-        self.key_names.push_back(key_name);
+        self.heads.push_back(Seen {
+            framing: verdict,
+            key_name,
+            started: self.head_started,
+        });
         self.phase = phase;
         self.head.clear();
         self.head_started = None;
@@ -173,7 +205,7 @@ mod tests {
     use super::*;
 
     fn verdicts(chunks: &[&[u8]]) -> (Vec<Framing>, Phase) {
-        let mut s = Scanner::new(1024);
+        let mut s = Scanner::new(1024, None);
         let mut out = Vec::new();
         for c in chunks {
             s.feed(c, &mut out);
@@ -183,7 +215,7 @@ mod tests {
             chunks.concat(),
             "nothing to encode: bytes pass unchanged"
         );
-        (s.verdicts.into_iter().collect(), s.phase)
+        (s.heads.into_iter().map(|h| h.framing).collect(), s.phase)
     }
 
     #[test]
@@ -210,7 +242,7 @@ mod tests {
 
     #[test]
     fn a_head_start_is_timed_and_oversized_heads_are_left_to_hyper() {
-        let mut s = Scanner::new(16);
+        let mut s = Scanner::new(16, None);
         let mut out = Vec::new();
         s.feed(b"\r\nGET /", &mut out);
         assert!(s.head_started.is_some());
@@ -220,7 +252,7 @@ mod tests {
 
     #[test]
     fn unsafe_target_bytes_are_encoded_and_nothing_else() {
-        let mut s = Scanner::new(1024);
+        let mut s = Scanner::new(1024, None);
         let mut out = Vec::new();
         s.feed(
             "GET /a?x=<\"é\"> HTTP/1.1\r\nX-Quote: \"<>\"\r\nContent-Length: 3\r\n\r\n<é>"
@@ -231,7 +263,29 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "GET /a?x=%3C%22%C3%A9%22%3E HTTP/1.1\r\nX-Quote: \"<>\"\r\nContent-Length: 3\r\n\r\n<é>"
         );
-        assert_eq!(s.verdicts.pop_front(), Some(Framing::Plain));
+        assert_eq!(s.heads.pop_front().map(|h| h.framing), Some(Framing::Plain));
+    }
+
+    #[test]
+    fn a_rewrite_holds_each_head_and_passes_bodies_unchanged() {
+        let rewrite = HeadRewrite::new(super::super::byte_layer::without_close);
+        let mut s = Scanner::new(1024, Some(rewrite));
+        let mut out = Vec::new();
+        s.feed(
+            b"POST /keys HTTP/1.1\r\nConnection: close\r\nContent-Length: 4\r\n",
+            &mut out,
+        );
+        assert!(out.is_empty(), "held until the head ends");
+        s.feed(b"\r\nbodyGET / HTTP/1.1\r\n\r\n", &mut out);
+        assert_eq!(
+            out,
+            b"POST /keys HTTP/1.1\r\nContent-Length: 4\r\n\r\nbodyGET / HTTP/1.1\r\n\r\n"
+        );
+        assert_eq!(s.heads.len(), 2);
+        let mut s = Scanner::new(16, Some(HeadRewrite::new(|_| None)));
+        let mut out = Vec::new();
+        s.feed(&[b'x'; 40], &mut out);
+        assert_eq!(out, [b'x'; 40], "an oversized head is passed on");
     }
 
     /// Pipelines of requests as a client may legally send them: bodies by
@@ -403,14 +457,14 @@ mod tests {
                 }
                 // Byte by byte: where each verdict falls in what the HTTP
                 // layer sees.
-                let mut scanner = Scanner::new(64 * 1024);
+                let mut scanner = Scanner::new(64 * 1024, None);
                 let mut out = Vec::new();
                 let mut ends = Vec::new();
                 for b in &sent {
-                    let before = scanner.verdicts.len();
+                    let before = scanner.heads.len();
                     scanner.feed(std::slice::from_ref(b), &mut out);
-                    if scanner.verdicts.len() > before {
-                        ends.push((out.len(), *scanner.verdicts.back().unwrap()));
+                    if scanner.heads.len() > before {
+                        ends.push((out.len(), scanner.heads.back().unwrap().framing));
                     }
                 }
                 prop_assert_eq!(&out, &seen);
@@ -418,7 +472,7 @@ mod tests {
                 // Any split of the reads gives the same bytes.
                 let mut at: Vec<usize> = cuts.iter().map(|c| c.index(sent.len() + 1)).collect();
                 at.sort_unstable();
-                let mut scanner = Scanner::new(64 * 1024);
+                let mut scanner = Scanner::new(64 * 1024, None);
                 let mut split = Vec::new();
                 let mut from = 0;
                 for to in at.into_iter().chain([sent.len()]) {

@@ -1,5 +1,6 @@
 //! One request: the control endpoints, latency and chaos, the body and
-//! its limits, then the answer with the wire faults applied.
+//! its limits, then the answer with the wire faults applied (and what the
+//! byte layer must do to it, see `bytes`).
 
 use std::convert::Infallible;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -9,11 +10,13 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming as IncomingBody;
 use hyper::header::{
-    ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, DATE, HeaderValue, RETRY_AFTER,
+    ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, DATE, ETAG, HeaderValue, IF_NONE_MATCH,
+    RETRY_AFTER,
 };
 use hyper::{Request, Response};
 
 use super::body::MockBody;
+use super::byte_layer::{self, HeadEdit, HeadRewrite};
 use super::scanner::Framing;
 use super::state::{Busy, ConnState};
 use crate::chaos::Mishap;
@@ -21,7 +24,7 @@ use crate::config::Limits;
 use crate::fault::Fault;
 use crate::legal::Legal;
 use crate::reply::{self, Reply};
-use crate::router::{App, Incoming};
+use crate::router::{App, Incoming, Op};
 
 /// How the answer goes out besides its bytes.
 #[derive(Debug, Default)]
@@ -34,6 +37,43 @@ struct Delivery {
     mishap: Option<Mishap>,
 }
 
+/// What the answer's shape depends on of its request.
+struct Asked<'a> {
+    method: &'a str,
+    /// Path and query, as sent.
+    target: &'a str,
+    /// The operation the target names.
+    op: Option<Op>,
+    /// A request of the API (not of the control endpoints): recorded in
+    /// the journal, coded when `gzip`.
+    api: bool,
+    gzip: bool,
+    http10: bool,
+    headers: &'a hyper::HeaderMap,
+}
+
+impl Asked<'_> {
+    fn at(&self, ops: &[Op]) -> bool {
+        self.op.is_some_and(|op| ops.contains(&op))
+    }
+}
+
+/// The rewrite of request heads the server's faults ask for, run by the
+/// scanner before hyper reads a head: `close-ignored` takes the `close`
+/// option out of requests to the key list and the webhook list.
+pub(super) fn head_rewrite(app: &Arc<App>) -> Option<HeadRewrite> {
+    if !app.faults.has(Fault::CloseIgnored) {
+        return None;
+    }
+    let app = app.clone();
+    Some(HeadRewrite::new(move |head| {
+        let target = byte_layer::target_of(head);
+        matches!(app.op_of(target), Some(Op::Keys | Op::Webhooks))
+            .then(|| byte_layer::without_close(head))
+            .flatten()
+    }))
+}
+
 /// Answers one request. Never fails: every problem is an answer.
 pub(super) async fn answer(
     request: Request<IncomingBody>,
@@ -42,19 +82,53 @@ pub(super) async fn answer(
     limits: Limits,
 ) -> Result<Response<MockBody>, Infallible> {
     let busy = conn.begin();
-    let framing = conn.next_framing();
-    let key_name = conn.next_key_name();
+    let seen = conn.next_head();
     let (parts, body) = request.into_parts();
     let target = parts
         .uri
         .path_and_query()
         .map_or_else(|| parts.uri.path().to_owned(), |p| p.as_str().to_owned());
-    if let Some(reply) = app.control(parts.method.as_str(), &target) {
-        return Ok(respond(&app, reply, Delivery::default(), &conn, busy, None));
+    let mut asked = Asked {
+        method: parts.method.as_str(),
+        target: &target,
+        op: app.op_of(&target),
+        api: false,
+        gzip: false,
+        http10: parts.version == hyper::Version::HTTP_10,
+        headers: &parts.headers,
+    };
+    if app.faults.has(Fault::PipelineDropsSecond)
+        && asked.at(&[Op::Qrs, Op::Ledger])
+        && conn.arrived_early(seen.started)
+    {
+        // Dropped: no answer, the connection open and silent until its
+        // usual idle timeout.
+        drop(busy);
+        tokio::time::sleep(limits.idle_timeout).await;
+        conn.ask_to_close();
+        return std::future::pending().await;
     }
-    let method = parts.method.as_str().to_owned();
-    let gzip = app.legal.has(Legal::CodedBodies) && accepts_gzip(&parts.headers);
-    let (reply, delivery) = match admit(&app, &parts, framing, limits).await {
+    if let Some(reply) = app.control(parts.method.as_str(), &target) {
+        return Ok(respond(
+            &app,
+            reply,
+            Delivery::default(),
+            &conn,
+            busy,
+            &asked,
+        ));
+    }
+    asked.api = true;
+    asked.gzip = app.legal.has(Legal::CodedBodies) && accepts_gzip(&parts.headers);
+    if asked.http10 && app.legal.has(Legal::Http10Refused) {
+        let delivery = Delivery {
+            close: true,
+            ..Delivery::default()
+        };
+        let reply = reply::version_not_supported();
+        return Ok(respond(&app, reply, delivery, &conn, busy, &asked));
+    }
+    let (reply, delivery) = match admit(&app, &parts, seen.framing, limits).await {
         Err(refused) => refused,
         Ok(mut delivery) => match read_body(body, limits).await {
             Err(reply) => {
@@ -62,19 +136,19 @@ pub(super) async fn answer(
                 (reply, delivery)
             }
             Ok(body) => (
-                handle(&app, &parts, &target, &body, key_name.as_deref()),
+                handle(
+                    &app,
+                    &parts,
+                    &target,
+                    &body,
+                    seen.key_name.as_deref(),
+                    seen.framing == Framing::Chunked,
+                ),
                 delivery,
             ),
         },
     };
-    Ok(respond(
-        &app,
-        reply,
-        delivery,
-        &conn,
-        busy,
-        Some((&method, &target, gzip)),
-    ))
+    Ok(respond(&app, reply, delivery, &conn, busy, &asked))
 }
 
 /// Whether a request's `Accept-Encoding` admits gzip: it names none (any
@@ -157,8 +231,11 @@ async fn admit(
             delivery.retry_after = Some(app.chaos.retry_after_secs());
             return Err((reply::too_many_requests(), delivery));
         }
-        // A lost write is a reset, after the write is carried out.
-        Some(Mishap::LostWrite) if parts.method != hyper::Method::GET => {
+        // A lost write is a reset, after the write is carried out (a
+        // HEAD is a read).
+        Some(Mishap::LostWrite)
+            if !matches!(parts.method, hyper::Method::GET | hyper::Method::HEAD) =>
+        {
             delivery.mishap = Some(Mishap::Reset);
         }
         Some(Mishap::LostWrite) => {}
@@ -213,6 +290,7 @@ fn handle(
     target: &str,
     body: &[u8],
     key_name: Option<&str>,
+    chunked: bool,
 ) -> Reply {
     let spelled_exactly = key_name == Some(aggpay_internal::syntax::KEY_HEADER);
     let key = parts
@@ -225,22 +303,25 @@ fn handle(
         url: target,
         key: key.as_deref(),
         body,
+        chunked,
     };
     // A panic is a bug, but it must cost one request, not the connection.
     catch_unwind(AssertUnwindSafe(|| app.handle(&incoming)))
         .unwrap_or_else(|_| reply::internal("the mock failed to answer this request"))
 }
 
-/// The response: the reply with the wire faults, and the chaos body.
+/// The response: the reply with the wire faults, validators, and the
+/// chaos body; and what the byte layer does to it, queued on `conn`.
 fn respond(
     app: &App,
     mut reply: Reply,
     delivery: Delivery,
     conn: &Arc<ConnState>,
     busy: Busy,
-    request: Option<(&str, &str, bool)>,
+    asked: &Asked<'_>,
 ) -> Response<MockBody> {
     let faults = &app.faults;
+    let nth = conn.count_answer();
     let success = (200..300).contains(&reply.status);
     if !success && faults.has(Fault::TextErrors) {
         reply.body = format!("error {}", reply.status).into_bytes();
@@ -252,49 +333,105 @@ fn respond(
     if success && faults.has(Fault::Success201) && reply.status == 200 {
         reply.status = 201;
     }
-    let refunds = request.is_some_and(|(_, target, _)| {
-        target
+    let refunds = asked.api
+        && asked
+            .target
             .split('?')
             .next()
-            .is_some_and(|p| p.ends_with("/refunds"))
-    });
+            .is_some_and(|p| p.ends_with("/refunds"));
     if success && refunds && faults.has(Fault::RefundsTextPlain) {
         reply.content_type = "text/plain; charset=utf-8";
     }
     if success && refunds && faults.has(Fault::DuplicateCount) {
         reply.body = count_twice(&reply.body);
     }
-    let mut coded = false;
-    if let Some((method, target, gzip_it)) = request {
-        app.record(method, target, &reply);
-        if gzip_it && !reply.body.is_empty() {
-            reply.body = gzip(&reply.body);
-            coded = true;
+    let to_head = asked.method == "HEAD";
+    let mut coded = None;
+    if asked.gzip && !reply.body.is_empty() {
+        coded = Some(gzip(&reply.body));
+    }
+    let etag = validators::etag(app, asked, &reply, coded.as_deref());
+    if let Some(tag) = &etag
+        && validators::none_match(asked.headers, tag)
+    {
+        reply.status = 304;
+        reply.body.clear();
+        coded = None;
+    }
+    if asked.api {
+        if to_head {
+            // What a HEAD is told: the GET's head, no body.
+            let told = Reply {
+                body: Vec::new(),
+                ..reply.clone()
+            };
+            app.record(asked.method, asked.target, &told);
+        } else {
+            app.record(asked.method, asked.target, &reply);
         }
     }
+    let not_modified = reply.status == 304;
+    let content_type = reply.content_type;
+    let gzipped = coded.is_some();
+    let body = coded.unwrap_or(reply.body);
+    // A re-chunking proxy chunks what HTTP/1.1 lets it: an answer to
+    // HTTP/1.0 cannot be chunked (hyper would end it with the close).
+    let chunk_it = faults.has(Fault::Chunked)
+        || (faults.has(Fault::ChunkedWithLength)
+            && asked.at(&[Op::Qrs, Op::Webhooks])
+            && !to_head
+            && !asked.http10);
+    let edit = HeadEdit {
+        interim: if asked.http10 {
+            (faults.has(Fault::ContinueToHttp10)
+                && asked.at(&[Op::Rotate, Op::ReportExports, Op::Keys]))
+            .then_some(HeadEdit::CONTINUE)
+        } else {
+            app.legal
+                .has(Legal::EarlyHints)
+                .then_some(HeadEdit::EARLY_HINTS)
+        },
+        bare_lf: faults.has(Fault::BareLfHeads) && asked.at(&[Op::Refunds, Op::RailMerchants]),
+        length_when_chunked: (faults.has(Fault::ChunkedWithLength)
+            && asked.at(&[Op::Qrs, Op::Webhooks]))
+        .then_some(body.len()),
+        trailing: (faults.has(Fault::HeadWithBody)
+            && to_head
+            && asked.at(&[Op::Batches, Op::Merchants]))
+        .then(|| body.clone()),
+        to_head,
+        title_case: app.legal.has(Legal::TitleCaseFields),
+    };
     let body = match delivery.mishap {
-        Some(Mishap::Reset) => MockBody::cut(reply.body, Some(conn.clone()), Some(busy)),
-        Some(Mishap::Truncate) => MockBody::cut(reply.body, None, Some(busy)),
-        Some(Mishap::Slow) => MockBody::slow(reply.body, app.chaos.slow_duration(), Some(busy)),
-        _ if faults.has(Fault::Chunked) => MockBody::chunked(reply.body, Some(busy)),
-        _ => MockBody::whole(reply.body, Some(busy)),
+        Some(Mishap::Reset) => MockBody::cut(body, Some(conn.clone()), Some(busy)),
+        Some(Mishap::Truncate) => MockBody::cut(body, None, Some(busy)),
+        Some(Mishap::Slow) => MockBody::slow(body, app.chaos.slow_duration(), Some(busy)),
+        _ if chunk_it => MockBody::chunked(body, Some(busy)),
+        _ => MockBody::whole(body, Some(busy)),
     };
     let mut response = Response::new(body);
     *response.status_mut() = hyper::StatusCode::from_u16(reply.status)
         .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
     let headers = response.headers_mut();
-    let content_type =
-        if reply.content_type == "application/json" && app.legal.has(Legal::JsonCharset) {
-            "application/json; charset=utf-8"
-        } else {
-            reply.content_type
-        };
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    if coded {
+    let content_type = if content_type == "application/json" && app.legal.has(Legal::JsonCharset) {
+        "application/json; charset=utf-8"
+    } else {
+        content_type
+    };
+    if !not_modified {
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+        if faults.has(Fault::ContentTypeTwice) && asked.at(&[Op::Merchants, Op::Aggregator]) {
+            headers.append(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        }
+    }
+    if gzipped {
         headers.insert(
             hyper::header::CONTENT_ENCODING,
             HeaderValue::from_static("gzip"),
         );
+    }
+    if let Some(tag) = etag.and_then(|t| HeaderValue::from_str(&t).ok()) {
+        headers.insert(ETAG, tag);
     }
     if app.legal.has(Legal::ExtraHeaders) {
         headers.insert("x-request-id", HeaderValue::from(app.next_request_id()));
@@ -307,11 +444,102 @@ fn respond(
     if let Some(after) = delivery.retry_after {
         headers.insert(RETRY_AFTER, HeaderValue::from(after));
     }
-    if delivery.close || app.legal.has(Legal::ConnectionClose) {
+    let capped = app.legal.has(Legal::RequestCap) && nth >= 3;
+    if delivery.close || capped || app.legal.has(Legal::ConnectionClose) {
         headers.insert(CONNECTION, HeaderValue::from_static("close"));
+    }
+    let skew = if app.legal.has(Legal::DateBehind) {
+        -20
+    } else {
+        0
+    };
+    if faults.has(Fault::DateAhead) && asked.at(&[Op::Ledger, Op::Alias]) {
+        headers.insert(DATE, http_date(skew + 5 * 3600));
+    } else if faults.has(Fault::DateTwice) && asked.at(&[Op::Batches, Op::Keys]) {
+        headers.insert(DATE, http_date(skew));
+        headers.append(DATE, http_date(skew - 1));
+    } else if skew != 0 {
+        headers.insert(DATE, http_date(skew));
     }
     if faults.has(Fault::BadDateHeader) {
         headers.insert(DATE, HeaderValue::from_static("yesterday, around noon"));
     }
+    conn.push_edit(edit);
     response
+}
+
+/// An HTTP date (IMF-fixdate), `offset` seconds from now.
+fn http_date(offset: i64) -> HeaderValue {
+    let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(offset);
+    let text = jiff::fmt::rfc2822::DateTimePrinter::new()
+        .timestamp_to_rfc9110_string(&at)
+        .unwrap_or_default();
+    HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// Entity tags: the legal choice `etags` and the fault
+/// `etag-without-secrets`.
+mod validators {
+    use super::{Asked, Fault, HeaderValue, IF_NONE_MATCH, Legal, Op, Reply};
+    use crate::router::App;
+
+    /// The strong ETag of a GET's (or HEAD's) success answer, if the
+    /// server gives one: over the body as sent (`coded`, else `reply`'s),
+    /// or over the body without its keys' secrets at the key list and
+    /// the aggregator read under `etag-without-secrets`.
+    pub(super) fn etag(
+        app: &App,
+        asked: &Asked<'_>,
+        reply: &Reply,
+        coded: Option<&[u8]>,
+    ) -> Option<String> {
+        let read = matches!(asked.method, "GET" | "HEAD");
+        if !asked.api || !read || !(200..300).contains(&reply.status) {
+            return None;
+        }
+        if app.faults.has(Fault::EtagWithoutSecrets) && asked.at(&[Op::Keys, Op::Aggregator]) {
+            let mut value = serde_json::from_slice::<serde_json::Value>(&reply.body).ok()?;
+            drop_secrets(&mut value);
+            return Some(tag(&serde_json::to_vec(&value).ok()?));
+        }
+        app.legal
+            .has(Legal::Etags)
+            .then(|| tag(coded.unwrap_or(&reply.body)))
+    }
+
+    /// Whether the request's `If-None-Match` matches `etag` (RFC 9110
+    /// section 13.1.2: `*`, or any listed tag by weak comparison).
+    pub(super) fn none_match(headers: &hyper::HeaderMap, etag: &str) -> bool {
+        headers
+            .get_all(IF_NONE_MATCH)
+            .iter()
+            .filter_map(|v: &HeaderValue| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+            .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
+    }
+
+    /// `value` without its keys' secrets, nor their `updated_at`, which
+    /// a rotation changes with the secret (a tag that moved with it would
+    /// show the rotation).
+    fn drop_secrets(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(fields) => {
+                if fields.remove("secret").is_some() {
+                    fields.remove("updated_at");
+                }
+                fields.values_mut().for_each(drop_secrets);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(drop_secrets),
+            _ => {}
+        }
+    }
+
+    /// A strong entity tag of `bytes`: their length and 64-bit FNV-1a.
+    fn tag(bytes: &[u8]) -> String {
+        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        format!("\"{:x}-{hash:016x}\"", bytes.len())
+    }
 }

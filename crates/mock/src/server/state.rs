@@ -1,13 +1,16 @@
 //! What the server knows of one connection: its scanner, whether it is
-//! answering, its slot under the connection cap, and how it must close.
+//! answering, its slot under the connection cap, how it must close, and
+//! what the byte layer must do to the answers it writes.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, OwnedSemaphorePermit};
 
-use super::scanner::{Framing, Scanner};
+use super::byte_layer::{HeadEdit, HeadRewrite};
+use super::scanner::{Scanner, Seen};
 
 /// What the server knows of one connection.
 #[derive(Debug)]
@@ -23,12 +26,22 @@ pub(crate) struct ConnState {
     /// The connection's slot under the cap; an idle connection's slot can
     /// be taken by a newcomer (the idle one is then closed).
     slot: Mutex<Option<OwnedSemaphorePermit>>,
+    /// Answers given so far (`request-cap` closes after the third).
+    answers: AtomicU64,
+    /// Nanoseconds since `born` when the last answer was written out
+    /// (`u64::MAX`: none yet).
+    done_at: AtomicU64,
+    /// What the byte layer does to the next final answers' heads, in
+    /// order (see `byte_layer`).
+    edits: Mutex<VecDeque<HeadEdit>>,
 }
 
 impl ConnState {
-    pub(super) fn new(max_head: usize) -> Self {
+    /// `rewrite`: a rewrite of request heads before the HTTP layer reads
+    /// them (the scanner then holds each head until it ends).
+    pub(super) fn new(max_head: usize, rewrite: Option<HeadRewrite>) -> Self {
         Self {
-            scanner: Mutex::new(Scanner::new(max_head)),
+            scanner: Mutex::new(Scanner::new(max_head, rewrite)),
             in_flight: AtomicUsize::new(0),
             busy_since: AtomicU64::new(u64::MAX),
             born: Instant::now(),
@@ -36,6 +49,9 @@ impl ConnState {
             close: Notify::new(),
             reset: AtomicBool::new(false),
             slot: Mutex::new(None),
+            answers: AtomicU64::new(0),
+            done_at: AtomicU64::new(u64::MAX),
+            edits: Mutex::new(VecDeque::new()),
         }
     }
 
@@ -82,18 +98,56 @@ impl ConnState {
         true
     }
 
-    /// The framing of the next request, in order.
-    pub(super) fn next_framing(&self) -> Framing {
-        self.scanner()
-            .verdicts
-            .pop_front()
-            .unwrap_or(Framing::Plain)
+    /// What the scanner saw of the next request's head, in order.
+    pub(super) fn next_head(&self) -> Seen {
+        self.scanner().heads.pop_front().unwrap_or_default()
     }
 
-    /// The key header's name as the next request spelled it, in order
-    /// (taken with [`ConnState::next_framing`]).
-    pub(super) fn next_key_name(&self) -> Option<String> {
-        self.scanner().key_names.pop_front().flatten()
+    /// Counts an answer; its number on the connection (from 1).
+    pub(super) fn count_answer(&self) -> u64 {
+        self.answers.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Whether a request whose head began at `started` arrived pipelined:
+    /// before the previous answer on the connection was written out.
+    /// (Asked when the request is served, once the previous answer is.)
+    pub(super) fn arrived_early(&self, started: Option<Instant>) -> bool {
+        let done = self.done_at.load(Ordering::SeqCst);
+        started.is_some_and(|s| done != u64::MAX && self.nanos(s) < done)
+    }
+
+    /// Since when the connection has been idle after an answer: no
+    /// request under way, nothing of a next one received; `None` when
+    /// it is not, or has answered nothing yet.
+    pub(super) fn idle_since(&self) -> Option<Instant> {
+        let done = self.done_at.load(Ordering::SeqCst);
+        if done == u64::MAX || !self.is_idle() {
+            return None;
+        }
+        let scanner = self.scanner();
+        (scanner.head_started.is_none() && scanner.heads.is_empty())
+            .then(|| self.born + Duration::from_nanos(done))
+    }
+
+    fn nanos(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.born).as_nanos()).unwrap_or(u64::MAX - 1)
+    }
+
+    /// Queues what the byte layer does to the next final answer.
+    pub(super) fn push_edit(&self, edit: HeadEdit) {
+        self.edits
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push_back(edit);
+    }
+
+    /// What the byte layer does to the final answer being written; `None`
+    /// for an answer the service did not give (hyper's own errors).
+    pub(super) fn next_edit(&self) -> Option<HeadEdit> {
+        self.edits
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop_front()
     }
 
     /// Marks a request as being answered until the guard drops (with the
@@ -131,6 +185,8 @@ pub(crate) struct Busy(Arc<ConnState>);
 
 impl Drop for Busy {
     fn drop(&mut self) {
+        let now = self.0.nanos(Instant::now());
+        self.0.done_at.store(now, Ordering::SeqCst);
         if self.0.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.0.busy_since.store(u64::MAX, Ordering::SeqCst);
         }

@@ -333,6 +333,69 @@ fn probe(api: &Api) -> Vec<String> {
             .map(|k| format!("{} {}", k["key_id"], k["is_active"]))
             .collect::<Vec<_>>()
     ));
+    seen.extend(raw_probe(api));
+    seen
+}
+
+/// What raw requests see of the connection and the head, which a client
+/// library hides: field names as written, interim answers, the Date's
+/// distance from now, validators, HTTP/1.0, and when the connection
+/// ends. Last in the probe: it leaves the connection idle a while.
+fn raw_probe(api: &Api) -> Vec<String> {
+    let summary = |answer: Option<RawAnswer>| match answer {
+        None => "no answer".to_owned(),
+        Some(a) => {
+            let fields: Vec<String> = a
+                .fields
+                .iter()
+                .map(|(n, v)| match n.to_ascii_lowercase().as_str() {
+                    "date" => {
+                        let skew = date_skew(v);
+                        let when = if skew < -10.0 {
+                            "behind"
+                        } else if skew > 10.0 {
+                            "ahead"
+                        } else {
+                            "now"
+                        };
+                        format!("{n}: {when}")
+                    }
+                    "x-request-id" => n.clone(),
+                    _ => format!("{n}: {v}"),
+                })
+                .collect();
+            format!(
+                "{:?} {} {fields:?} {} bytes",
+                a.interim,
+                a.status,
+                a.body.len()
+            )
+        }
+    };
+    let mut seen = Vec::new();
+    let mut conn = RawConn::open(api.server.addr());
+    conn.send(&api.raw_get("/merchants?limit=3", ""));
+    let first = conn.answer("GET");
+    let tag = first
+        .as_ref()
+        .and_then(|a| a.field("etag"))
+        .unwrap_or("\"none\"")
+        .to_owned();
+    seen.push(summary(first));
+    conn.send(&api.raw_get("/merchants?limit=3", &format!("If-None-Match: {tag}\r\n")));
+    seen.push(summary(conn.answer("GET")));
+    for _ in 0..2 {
+        conn.send(&api.raw_get("/ledger/accounts", ""));
+        seen.push(summary(conn.answer("GET")));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    seen.push(format!(
+        "closed when idle: {}",
+        conn.closed_within(std::time::Duration::from_millis(50))
+    ));
+    let mut old = RawConn::open(api.server.addr());
+    old.send(&api.request("GET", "/ledger/accounts", "1.0", "", b""));
+    seen.push(format!("HTTP/1.0: {}", summary(old.answer("GET"))));
     seen
 }
 

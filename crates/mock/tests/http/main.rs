@@ -1,6 +1,7 @@
 //! The mock over real HTTP on loopback: every operation, the attacks a
-//! shared server must survive, chaos and live data, TLS, and the command
-//! line. One test binary, one module per concern.
+//! shared server must survive, chaos and live data, TLS, the command
+//! line, and the answers' bytes read raw. One test binary, one module per
+//! concern.
 
 mod attacks;
 mod chaos;
@@ -15,4 +16,5 @@ mod operations;
 mod robustness;
 mod support;
 mod tls;
+mod wire_faults;
 mod writes;

@@ -62,6 +62,10 @@ impl Api {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(20)))
+            // ureq 3.5 counts every byte read with an interim answer
+            // (`early-hints`) against the head's limit: a large body that
+            // came in the same read would fail as a large head.
+            .max_response_header_size(4 * 1024 * 1024)
             .build()
             .into();
         let key = server.secret_key().expose().to_owned();
@@ -475,4 +479,277 @@ pub fn open_with(addr: std::net::SocketAddr, head: &[u8]) -> TcpStream {
         stream.write_all(head).unwrap();
     }
     stream
+}
+
+/// One answer as read off the wire by [`RawConn`].
+#[derive(Debug)]
+pub struct RawAnswer {
+    /// The interim (1xx) heads before it, as sent.
+    pub interim: Vec<String>,
+    /// The final head as sent: status line and field lines, line ends
+    /// included.
+    pub head: String,
+    pub status: u16,
+    /// The field lines: name as written, value trimmed.
+    pub fields: Vec<(String, String)>,
+    /// The body, its framing undone.
+    pub body: Vec<u8>,
+}
+
+impl RawAnswer {
+    /// Every value of the field `name` (case-insensitive).
+    pub fn all(&self, name: &str) -> Vec<&str> {
+        self.fields
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    /// The first value of the field `name`.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.all(name).first().copied()
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {}{}",
+                self.head,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    /// Seconds from now to the answer's (first) `Date`.
+    pub fn date_skew(&self) -> f64 {
+        date_skew(self.field("date").expect("a Date field"))
+    }
+}
+
+/// Seconds from now to an HTTP date (IMF-fixdate); panics on another
+/// form.
+pub fn date_skew(value: &str) -> f64 {
+    assert!(
+        value.ends_with(" GMT") && value.len() == "Sun, 06 Nov 1994 08:49:37 GMT".len(),
+        "not an IMF-fixdate: {value}"
+    );
+    let at = jiff::fmt::rfc2822::DateTimeParser::new()
+        .parse_timestamp(value)
+        .unwrap_or_else(|e| panic!("not an HTTP date: {value}: {e}"));
+    at.duration_since(jiff::Timestamp::now()).as_secs_f64()
+}
+
+/// A raw HTTP/1.x connection to the mock: requests written as bytes,
+/// answers read as bytes, every wait bounded.
+pub struct RawConn {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    closed: bool,
+}
+
+/// How long one answer may take to come.
+const RAW_WAIT: Duration = Duration::from_secs(5);
+
+impl RawConn {
+    pub fn open(addr: std::net::SocketAddr) -> Self {
+        let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .unwrap();
+        stream
+            .set_write_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        Self {
+            stream,
+            buf: Vec::new(),
+            closed: false,
+        }
+    }
+
+    /// Writes `bytes`; false when the connection would not take them
+    /// (closed by the server).
+    pub fn send(&mut self, bytes: &[u8]) -> bool {
+        self.stream.write_all(bytes).is_ok()
+    }
+
+    /// Reads more bytes until `deadline`; false when none came (closed,
+    /// reset, or silent).
+    fn fill(&mut self, deadline: std::time::Instant) -> bool {
+        let mut chunk = [0u8; 16 * 1024];
+        while !self.closed && std::time::Instant::now() < deadline {
+            match self.stream.read(&mut chunk) {
+                Ok(0) => self.closed = true,
+                Ok(n) => {
+                    self.buf.extend_from_slice(&chunk[..n]);
+                    return true;
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                            | std::io::ErrorKind::Interrupted
+                    ) => {}
+                Err(_) => self.closed = true,
+            }
+        }
+        false
+    }
+
+    /// Takes `n` bytes, waiting for them until `deadline`.
+    fn take(&mut self, n: usize, deadline: std::time::Instant) -> Option<Vec<u8>> {
+        while self.buf.len() < n {
+            if !self.fill(deadline) {
+                return None;
+            }
+        }
+        Some(self.buf.drain(..n).collect())
+    }
+
+    /// Takes a line ending with LF (the LF included).
+    fn line(&mut self, deadline: std::time::Instant) -> Option<Vec<u8>> {
+        loop {
+            if let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
+                return Some(self.buf.drain(..=i).collect());
+            }
+            if !self.fill(deadline) {
+                return None;
+            }
+        }
+    }
+
+    /// Takes a head (up to its empty line, CRLF or bare LF).
+    fn head(&mut self, deadline: std::time::Instant) -> Option<String> {
+        let mut head = Vec::new();
+        loop {
+            let line = self.line(deadline)?;
+            let empty = line == b"\r\n" || line == b"\n";
+            head.extend_from_slice(&line);
+            if empty {
+                return Some(String::from_utf8_lossy(&head).into_owned());
+            }
+        }
+    }
+
+    /// The bytes received and not read as an answer yet, once `enough`
+    /// says they are enough (or a few seconds passed).
+    pub fn leftover(&mut self, enough: impl Fn(&[u8]) -> bool) -> Vec<u8> {
+        let deadline = std::time::Instant::now() + RAW_WAIT;
+        while !enough(&self.buf) && self.fill(deadline) {}
+        std::mem::take(&mut self.buf)
+    }
+
+    /// The next answer, to a request of `method`; `None` when none came
+    /// within a few seconds (closed or silent).
+    pub fn answer(&mut self, method: &str) -> Option<RawAnswer> {
+        self.answer_within(method, RAW_WAIT)
+    }
+
+    pub fn answer_within(&mut self, method: &str, within: Duration) -> Option<RawAnswer> {
+        let deadline = std::time::Instant::now() + within;
+        let mut interim = Vec::new();
+        let (head, status) = loop {
+            let head = self.head(deadline)?;
+            let status: u16 = head.split(' ').nth(1)?.trim().parse().ok()?;
+            if (100..200).contains(&status) {
+                interim.push(head);
+                continue;
+            }
+            break (head, status);
+        };
+        let fields: Vec<(String, String)> = head
+            .split('\n')
+            .skip(1)
+            .filter_map(|l| l.split_once(':'))
+            .map(|(n, v)| (n.to_owned(), v.trim().to_owned()))
+            .collect();
+        let mut answer = RawAnswer {
+            interim,
+            head,
+            status,
+            fields,
+            body: Vec::new(),
+        };
+        if method == "HEAD" || matches!(status, 204 | 304) {
+            return Some(answer);
+        }
+        let chunked = answer
+            .all("transfer-encoding")
+            .iter()
+            .any(|v| v.contains("chunked"));
+        let length = answer
+            .field("content-length")
+            .map(|v| v.parse::<usize>().unwrap());
+        answer.body = if chunked {
+            let mut body = Vec::new();
+            loop {
+                let line = String::from_utf8(self.line(deadline)?).unwrap();
+                let size = usize::from_str_radix(line.trim().split(';').next()?, 16).unwrap();
+                if size == 0 {
+                    while self.line(deadline)?.len() > 2 {}
+                    break body;
+                }
+                body.extend(self.take(size, deadline)?);
+                self.take(2, deadline)?;
+            }
+        } else if let Some(n) = length {
+            self.take(n, deadline)?
+        } else {
+            while self.fill(deadline) {}
+            std::mem::take(&mut self.buf)
+        };
+        Some(answer)
+    }
+
+    /// Whether the server closed the connection (cleanly, without a
+    /// byte) within `within`.
+    pub fn closed_within(&mut self, within: Duration) -> bool {
+        let deadline = std::time::Instant::now() + within;
+        while !self.closed && self.buf.is_empty() && std::time::Instant::now() < deadline {
+            self.fill(deadline);
+        }
+        self.closed && self.buf.is_empty()
+    }
+}
+
+impl Api {
+    /// The path of `path` below the aggregator, as a request line names it.
+    pub fn path(&self, path: &str) -> String {
+        format!("/v1/aggregators/{}{path}", self.server.aggregator_id())
+    }
+
+    /// A request's bytes: `method`, the aggregator's `path` (query
+    /// included), `version` (`1.1`, `1.0`), the key, `fields` (whole lines)
+    /// and `body` as given.
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        version: &str,
+        fields: &str,
+        body: &[u8],
+    ) -> Vec<u8> {
+        let mut out = format!(
+            "{method} {} HTTP/{version}\r\nHost: 127.0.0.1\r\n{KEY_HEADER}: {}\r\n{fields}\r\n",
+            self.path(path),
+            self.key
+        )
+        .into_bytes();
+        out.extend_from_slice(body);
+        out
+    }
+
+    /// A GET of `path` in HTTP/1.1 with `fields`.
+    pub fn raw_get(&self, path: &str, fields: &str) -> Vec<u8> {
+        self.request("GET", path, "1.1", fields, b"")
+    }
+
+    /// One request on a connection of its own, and its answer.
+    pub fn exchange(&self, method: &str, request: &[u8]) -> RawAnswer {
+        let mut conn = RawConn::open(self.server.addr());
+        conn.send(request);
+        conn.answer(method)
+            .unwrap_or_else(|| panic!("no answer to {}", String::from_utf8_lossy(request)))
+    }
 }
