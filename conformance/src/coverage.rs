@@ -136,6 +136,11 @@ pub const STATEMENTS: &[Statement] = &[
         NOT_SHOWN,
     ),
     by(
+        "Overview (a JSON-over-HTTP API)",
+        "every message is HTTP/1.1 as RFC 9112 and RFC 9110 require, judged from the bytes the server sent: status and field lines ended by CRLF, no field that is not a list twice, one framing, no 1xx to HTTP/1.0; every form a client sends is served: HEAD, HTTP/1.0, Connection: close, pipelining",
+        Said::Http,
+    ),
+    by(
         "Conventions 1",
         "paths are appended to {base_url}, its own prefix included",
         Said::BaseUrl,

@@ -164,9 +164,51 @@ pub const ROOMS: &[Room] = &[
     ),
     room(
         "connection-reuse",
-        "Conventions: connection reuse is not shown",
-        &["keep-alive", "Connection: close on any answer"],
-        "a closed connection is reopened for the next request; only a connection closed before the answer is complete is a transport fault",
+        "Conventions: connection reuse is not shown (RFC 9112 section 9.5: \"A client, server, or proxy MAY close the transport connection at any time.\")",
+        &[
+            "keep-alive",
+            "Connection: close on any answer",
+            "a cap on requests per connection",
+            "an idle connection closed without a word",
+        ],
+        "a closed connection is reopened for the next request, and a request that met a kept connection the server had closed, before any byte came back, is sent again on a new one (RFC 9112 section 9.3.1); only a connection closed before the answer is complete is a transport fault; pipelined requests left unanswered by a close are not failed",
+    ),
+    room(
+        "field-name-case",
+        "RFC 9110 section 5.1: \"Field names are case-insensitive\"",
+        &["lower case", "Title-Case", "any other"],
+        "the strict reader compares field names ignoring case",
+    ),
+    room(
+        "interim-responses",
+        "RFC 9110 section 15.2: \"A client MUST be able to parse one or more 1xx responses received prior to a final response, even if the client does not expect one.\"",
+        &[
+            "no 1xx",
+            "100 Continue or 103 Early Hints before the answer to an HTTP/1.1 request",
+        ],
+        "interim answers are read and kept; only one before the answer to an HTTP/1.0 request fails (message.interim)",
+    ),
+    room(
+        "validators",
+        "RFC 9110 sections 8.8 and 13.1.2: validators and conditional requests are a server's option",
+        &[
+            "no ETag",
+            "a strong ETag with 304 for If-None-Match while unchanged",
+            "a weak ETag",
+        ],
+        "requests.conditional judges only a strong tag the server gave, and only a 304 (a 200 is always right)",
+    ),
+    room(
+        "http-version",
+        "RFC 9110 section 2.5: \"A server can send a 505 (HTTP Version Not Supported) response if it wishes, for any reason, to refuse service of the client's major protocol version.\"",
+        &["HTTP/1.0 served", "HTTP/1.0 refused with 505"],
+        "requests.http10 judges what an HTTP/1.0 answer must not carry (a 1xx, Transfer-Encoding), not its status",
+    ),
+    room(
+        "date-skew",
+        "RFC 9110 section 6.6.1: the Date is the origin server's best approximation of when the message was originated",
+        &["the exact time", "a clock a few seconds off"],
+        "message.date allows 60 s either side of the harness's clock while the exchange lasted",
     ),
     room(
         "count-meaning",

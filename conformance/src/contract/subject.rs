@@ -159,6 +159,9 @@ pub enum Said {
     BatchStatus,
     /// A new report export's status, and storage_key until produced.
     ExportStatus,
+    /// Overview: a JSON-over-HTTP API, so HTTP's requirements of a
+    /// server (RFC 9112, RFC 9110) are the server's.
+    Http,
     /// Conventions 1: paths appended to the base URL.
     BaseUrl,
     /// Conventions 2: JSON both ways; every operation requires the key.
@@ -185,6 +188,22 @@ pub mod on {
     /// Every operation.
     pub fn every_op(_: &Op) -> bool {
         true
+    }
+
+    /// A read (a GET).
+    pub fn read(op: &Op) -> bool {
+        op.method == "GET"
+    }
+
+    /// A read whose answer holds the access keys, secrets in clear
+    /// (Said::KeysHeld): what a rotation changes.
+    pub fn shows_keys(op: &Op) -> bool {
+        matches!(op.id, OpId::Keys | OpId::Aggregator)
+    }
+
+    /// A write (not a GET).
+    pub fn write(op: &Op) -> bool {
+        op.method != "GET"
     }
 
     /// Every parameter of every operation.

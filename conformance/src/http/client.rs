@@ -12,9 +12,10 @@ use aggpay_internal::text::Redactor;
 
 use serde_json::Value;
 
+use super::h1::{self, Answer, Transport};
 use super::{
-    Answer, Auth, Exchange, KeyPlace, MAX_BODY, NoAnswer, Request, SNIPPET, Transient, USER_AGENT,
-    encode, json, raw, retry,
+    Auth, Exchange, KeyPlace, MAX_BODY, NoAnswer, Request, SNIPPET, Transient, USER_AGENT, encode,
+    json, retry,
 };
 use crate::contract::Op;
 use crate::pool::Pool;
@@ -49,8 +50,7 @@ pub struct HttpConfig {
 
 /// The harness's HTTP client of one server. `Sync`: rules share it.
 pub struct Http {
-    agent: ureq::Agent,
-    agent_config: ureq::config::Config,
+    transport: Transport,
     base: String,
     aggregator: String,
     key: String,
@@ -58,8 +58,6 @@ pub struct Http {
     /// At most so many requests a second (the client's pacer).
     pacer: Option<aggpay_internal::http::Pacer>,
     deadline: Option<Instant>,
-    /// The CA file, for requests sent byte for byte.
-    ca_cert: Option<std::path::PathBuf>,
     spent: AtomicBool,
     pool: Arc<Pool>,
     redactor: RwLock<Redactor>,
@@ -82,39 +80,25 @@ impl Http {
     ///
     /// # Errors
     ///
-    /// Why the CA file cannot be used.
+    /// Why the base URL's origin or the CA file cannot be used.
     pub fn new(
         config: HttpConfig,
         pool: Arc<Pool>,
         watch: Arc<dyn Watch>,
-    ) -> Result<Self, aggpay_internal::http::CaError> {
-        let mut tls = ureq::tls::TlsConfig::builder();
-        if let Some(path) = &config.ca_cert {
-            let roots = aggpay_internal::http::ca_file(path)?;
-            tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&roots));
-        }
-        let agent_config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(config.timeout))
-            .timeout_connect(Some(config.timeout.min(Duration::from_secs(10))))
-            // Never follow a redirect: the key goes to the base URL only.
-            .max_redirects(0)
-            .tls_config(tls.build())
-            .user_agent(USER_AGENT)
-            .build();
-        let agent = aggpay_internal::resolve::agent(agent_config.clone());
+    ) -> Result<Self, std::io::Error> {
+        let origin = h1::Origin::of(&config.base, config.ca_cert.as_deref())?;
         let mut redactor = Redactor::new();
         redactor.add(&config.key);
         Ok(Self {
-            agent,
-            agent_config,
+            // As many idle connections as requests go at once, and a few
+            // for the forms that take one of their own.
+            transport: Transport::new(origin, config.jobs.max(1) * 2),
             base: config.base.trim_end_matches('/').to_owned(),
             aggregator: config.aggregator,
             key: config.key,
             timeout: config.timeout,
             pacer: config.interval.map(aggpay_internal::http::Pacer::new),
             deadline: config.deadline,
-            ca_cert: config.ca_cert.clone(),
             spent: AtomicBool::new(false),
             pool,
             redactor: RwLock::new(redactor),
@@ -207,11 +191,30 @@ impl Http {
     /// A `curl` command reproducing the request; every credential shown
     /// as `<redacted>`.
     pub fn curl(&self, request: &Request) -> String {
-        let mut cmd = format!(
-            "curl -sS -X {} {}",
-            request.method,
-            shell_quote(&self.url(request))
-        );
+        let method = match request.method {
+            "HEAD" => "--head".to_owned(),
+            m => format!("-X {m}"),
+        };
+        let mut cmd = format!("curl -sS {method} {}", shell_quote(&self.url(request)));
+        let form = &request.form;
+        if form.http10 {
+            cmd.push_str(" --http1.0");
+        }
+        if form.close {
+            cmd.push_str(" -H 'Connection: close'");
+        }
+        if form.chunked {
+            cmd.push_str(" -H 'Transfer-Encoding: chunked'");
+        }
+        if form.expect_continue {
+            cmd.push_str(" -H 'Expect: 100-continue'");
+        }
+        if let Some(tag) = &form.if_none_match {
+            cmd.push_str(&format!(
+                " -H {}",
+                shell_quote(&format!("If-None-Match: {tag}"))
+            ));
+        }
         match &request.auth {
             Auth::Key | Auth::Secret(_) => {
                 cmd.push_str(&format!(" -H '{KEY_HEADER}: <redacted>'"));
@@ -272,36 +275,25 @@ impl Http {
             duplicates: Vec::new(),
             attempts,
             transient: None,
+            wire: None,
         }
     }
 
-    /// One attempt on `agent`, within the budget; `None` when the budget
-    /// ran out before it could be sent.
+    /// One attempt, on a kept connection when `reuse` allows, within the
+    /// budget; `None` when the budget ran out before it could be sent.
     fn attempt(
         &self,
-        agent: &ureq::Agent,
+        reuse: bool,
         request: &Request,
         url: &str,
     ) -> Option<Result<Answer, ureq::Error>> {
         let _slot = self.pool.slot();
         // A turn of the pacer past the deadline is not waited for: the
         // budget bounds the whole run, pacing included.
-        if let Some(pacer) = &self.pacer
-            && !pacer.wait_before(self.deadline)
-        {
-            self.spent.store(true, Ordering::SeqCst);
-            return None;
-        }
-        let timeout = match self.left() {
-            Some(left) if left.is_zero() => {
-                self.spent.store(true, Ordering::SeqCst);
-                return None;
-            }
-            Some(left) => self.timeout.min(left),
-            None => self.timeout,
-        };
-        self.sent.fetch_add(1, Ordering::SeqCst);
-        let result = self.call(agent, request, url, timeout);
+        let timeout = self.turn()?;
+        let result = self
+            .call(reuse, request, url, timeout)
+            .map_err(ureq::Error::Io);
         match &result {
             Ok(_) => self.pool.succeeded(),
             Err(e) if retry::is_connection_failure(e) => self.pool.connection_failed(),
@@ -325,7 +317,7 @@ impl Http {
         let url = self.url(&request);
         let mut schedule = retry::Schedule::new();
         loop {
-            let Some(result) = self.attempt(&self.agent, &request, &url) else {
+            let Some(result) = self.attempt(true, &request, &url) else {
                 return Self::unanswered(request, url, NoAnswer::budget(), schedule.attempts());
             };
             let verdict = retry::classify(&result);
@@ -347,8 +339,7 @@ impl Http {
     /// may be repeated or how to recover what it did.
     pub fn write(&self, request: Request) -> Exchange {
         let url = self.url(&request);
-        let agent = aggpay_internal::resolve::agent(self.agent_config.clone());
-        let Some(result) = self.attempt(&agent, &request, &url) else {
+        let Some(result) = self.attempt(false, &request, &url) else {
             return Self::unanswered(request, url, NoAnswer::budget(), 0);
         };
         let transient = retry::classify(&result).transient();
@@ -383,6 +374,131 @@ impl Http {
         answer
     }
 
+    /// Sends `requests` one after another on one new connection, each
+    /// once the answer before it is read, each once: their exchanges, up
+    /// to the first after which the connection does not persist (the
+    /// requests after it are not sent; a client would open another
+    /// connection). How the answers to different methods on one
+    /// connection frame each other (a HEAD's, then a GET's) shows only
+    /// this way.
+    pub fn on_one_connection(&self, requests: &[Request]) -> Vec<Exchange> {
+        let _slot = self.pool.slot();
+        let mut out = Vec::new();
+        let mut conn = None;
+        for request in requests {
+            let url = self.url(request);
+            let Some(timeout) = self.turn() else {
+                out.push(Self::unanswered(
+                    request.clone(),
+                    url,
+                    NoAnswer::budget(),
+                    0,
+                ));
+                break;
+            };
+            let deadline = Instant::now() + timeout;
+            let conn = match &mut conn {
+                Some(conn) => conn,
+                None => match self.transport.connect(deadline) {
+                    Ok(c) => conn.insert(c),
+                    Err(e) => {
+                        let result = Err(ureq::Error::Io(e));
+                        out.push(self.finish_once(request.clone(), url, result));
+                        break;
+                    }
+                },
+            };
+            conn.set_deadline(deadline);
+            let bytes = self.bytes(request, &url);
+            let result = self
+                .transport
+                .on(conn, &bytes, &request.form, request.method == "HEAD")
+                .map_err(ureq::Error::Io);
+            let persists = matches!(&result, Ok(a) if a.persists(&request.form));
+            out.push(self.finish_once(request.clone(), url, result));
+            if !persists {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Sends every request of `requests` at once on one new connection
+    /// (pipelined, RFC 9112 section 9.3.2), then reads their answers in
+    /// order: each request's exchange, or `None` for a request left
+    /// unanswered because the connection closed after an earlier answer
+    /// (which a server may do: a client sends it again).
+    pub fn pipelined(&self, requests: &[Request]) -> Vec<Option<Exchange>> {
+        let _slot = self.pool.slot();
+        let urls: Vec<String> = requests.iter().map(|r| self.url(r)).collect();
+        let Some(timeout) = self.turn() else {
+            return requests
+                .iter()
+                .zip(urls)
+                .map(|(r, url)| Some(Self::unanswered(r.clone(), url, NoAnswer::budget(), 0)))
+                .collect();
+        };
+        let bytes: Vec<h1::Bytes> = requests
+            .iter()
+            .zip(&urls)
+            .map(|(r, url)| self.bytes(r, url))
+            .collect();
+        let answers = match self.transport.pipelined(&bytes, Instant::now() + timeout) {
+            Ok(answers) => answers,
+            Err(e) => {
+                let first = self.finish_once(
+                    requests[0].clone(),
+                    urls[0].clone(),
+                    Err(ureq::Error::Io(e)),
+                );
+                return std::iter::once(Some(first))
+                    .chain(requests[1..].iter().map(|_| None))
+                    .collect();
+            }
+        };
+        requests
+            .iter()
+            .zip(urls)
+            .zip(answers)
+            .map(|((request, url), answer)| {
+                answer.map(|a| self.finish_once(request.clone(), url, a.map_err(ureq::Error::Io)))
+            })
+            .collect()
+    }
+
+    /// The exchange of a request sent once: transient when its one
+    /// attempt met a transient failure.
+    fn finish_once(
+        &self,
+        request: Request,
+        url: String,
+        result: Result<Answer, ureq::Error>,
+    ) -> Exchange {
+        let transient = retry::classify(&result).transient();
+        self.finish(request, url, result, 1, transient)
+    }
+
+    /// The pacer's turn and the timeout of a request sent now, counted as
+    /// sent; `None` when the budget ran out.
+    fn turn(&self) -> Option<Duration> {
+        if let Some(pacer) = &self.pacer
+            && !pacer.wait_before(self.deadline)
+        {
+            self.spent.store(true, Ordering::SeqCst);
+            return None;
+        }
+        let timeout = match self.left() {
+            Some(left) if left.is_zero() => {
+                self.spent.store(true, Ordering::SeqCst);
+                return None;
+            }
+            Some(left) => self.timeout.min(left),
+            None => self.timeout,
+        };
+        self.sent.fetch_add(1, Ordering::SeqCst);
+        Some(timeout)
+    }
+
     /// Counts a write sent again (its answer was lost or refused for now).
     pub fn count_retry(&self) {
         self.retries.fetch_add(1, Ordering::SeqCst);
@@ -410,8 +526,13 @@ impl Http {
         attempts: u32,
         transient: Option<Transient>,
     ) -> Exchange {
-        let (outcome, headers, body) = match result {
-            Ok((status, headers, body)) => (Ok(status), headers, body),
+        let (outcome, headers, body, wire) = match result {
+            Ok(answer) => (
+                Ok(answer.wire.head.status),
+                answer.headers(),
+                answer.body,
+                Some(Box::new(answer.wire)),
+            ),
             Err(e) => (
                 Err(NoAnswer {
                     kind: NoAnswer::kind_of(&e),
@@ -419,6 +540,7 @@ impl Http {
                 }),
                 Vec::new(),
                 Vec::new(),
+                None,
             ),
         };
         let received = body.len();
@@ -454,6 +576,7 @@ impl Http {
             duplicates,
             attempts,
             transient,
+            wire,
         };
         self.observe(&exchange);
         exchange
@@ -475,65 +598,62 @@ impl Http {
         }
     }
 
+    /// The fields of a request beside those of its form: who asks, what
+    /// it accepts, and its key where the request carries it.
+    fn fields(&self, request: &Request) -> Vec<(String, String)> {
+        let mut fields = vec![
+            ("User-Agent".to_owned(), USER_AGENT.to_owned()),
+            ("Accept".to_owned(), "application/json".to_owned()),
+            ("Accept-Encoding".to_owned(), coding::ACCEPTED.to_owned()),
+        ];
+        let key = |name: &str, value: String| (name.to_owned(), value);
+        match &request.auth {
+            Auth::Key => fields.push(key(KEY_HEADER, self.key.clone())),
+            Auth::Secret(v) | Auth::Probe(v) => fields.push(key(KEY_HEADER, v.clone())),
+            Auth::Missing | Auth::Elsewhere(KeyPlace::Query(_)) => {}
+            Auth::Spelled(name) => fields.push(key(name, self.key.clone())),
+            Auth::Elsewhere(KeyPlace::Header(name, prefix)) => {
+                fields.push(key(name, format!("{prefix}{}", self.key)));
+            }
+            Auth::Elsewhere(KeyPlace::Cookie(name)) => {
+                fields.push(key("Cookie", format!("{name}={}", self.key)));
+            }
+        }
+        fields
+    }
+
+    /// The bytes of `request` (to `url`, key included where it goes).
+    fn bytes(&self, request: &Request, url: &str) -> h1::Bytes {
+        let sent = self.url_sent(request, url);
+        let target = sent
+            .split_once("://")
+            .and_then(|(_, rest)| rest.find('/').map(|i| rest[i..].to_owned()))
+            .unwrap_or_else(|| "/".to_owned());
+        h1::Bytes::request(
+            request.method,
+            &target,
+            self.transport.authority(),
+            &self.fields(request),
+            request.body.as_deref().map(str::as_bytes),
+            &request.form,
+        )
+    }
+
     fn call(
         &self,
-        agent: &ureq::Agent,
+        reuse: bool,
         request: &Request,
         url: &str,
         timeout: Duration,
-    ) -> Result<Answer, ureq::Error> {
-        if let Auth::Spelled(name) = request.auth {
-            return raw::get(
-                url,
-                &[(name, self.key.as_str())],
-                self.ca_cert.as_deref(),
-                timeout,
-            )
-            .map_err(ureq::Error::Io);
-        }
-        let mut builder = ureq::http::Request::builder()
-            .method(request.method)
-            .uri(self.url_sent(request, url))
-            .header("Accept", "application/json")
-            .header("Accept-Encoding", coding::ACCEPTED);
-        match &request.auth {
-            Auth::Key => builder = builder.header(KEY_HEADER, &self.key),
-            Auth::Secret(v) | Auth::Probe(v) => builder = builder.header(KEY_HEADER, v),
-            Auth::Missing | Auth::Elsewhere(KeyPlace::Query(_)) | Auth::Spelled(_) => {}
-            Auth::Elsewhere(KeyPlace::Header(name, prefix)) => {
-                builder = builder.header(*name, format!("{prefix}{}", self.key));
-            }
-            Auth::Elsewhere(KeyPlace::Cookie(name)) => {
-                builder = builder.header("Cookie", format!("{name}={}", self.key));
-            }
-        }
-        if request.body.is_some() {
-            builder = builder.header("Content-Type", "application/json");
-        }
-        let body = request.body.as_deref().unwrap_or("");
-        let http_request = builder.body(body).map_err(ureq::Error::Http)?;
-        let configured = agent
-            .configure_request(http_request)
-            .timeout_global(Some(timeout))
-            .build();
-        let mut response = agent.run(configured)?;
-        let status = response.status().as_u16();
-        let headers = response
-            .headers()
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str().to_ascii_lowercase(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect();
-        let body = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_BODY)
-            .read_to_vec()?;
-        Ok((status, headers, body))
+    ) -> std::io::Result<Answer> {
+        let bytes = self.bytes(request, url);
+        self.transport.exchange(
+            &bytes,
+            &request.form,
+            request.method == "HEAD",
+            reuse && request.form.is_plain(),
+            Instant::now() + timeout,
+        )
     }
 
     /// The rules' log sees every answer that is the server's answer: a

@@ -38,9 +38,17 @@ pub struct Exchange {
     /// Set when every attempt met a transient failure: this is not the
     /// server's answer to the question, and proves nothing either way.
     pub transient: Option<Transient>,
+    /// The answer's bytes beside its body, as the server sent them.
+    pub wire: Option<Box<super::h1::Wire>>,
 }
 
 impl Exchange {
+    /// Whether the answer may have content: not an answer to a HEAD, nor
+    /// a 304 (RFC 9110 sections 9.3.2 and 15.4.5).
+    pub fn has_content(&self) -> bool {
+        self.request.method != "HEAD" && self.status() != Some(304)
+    }
+
     /// The status, if the server answered.
     pub fn status(&self) -> Option<u16> {
         self.outcome.as_ref().ok().copied()

@@ -12,9 +12,9 @@
 
 mod client;
 mod exchange;
+pub mod h1;
 mod json;
 mod no_answer;
-mod raw;
 mod request;
 mod retry;
 
@@ -23,13 +23,11 @@ pub use exchange::{Exchange, show};
 pub use no_answer::NoAnswer;
 pub use request::{Auth, KeyPlace, Request};
 
-pub use raw::get as raw_get;
+pub use h1::get_once as raw_get;
 
 pub(crate) use aggpay_internal::url::encode_component as encode;
 pub use json::Duplicate;
 
-/// Status, headers (lowercase names) and body of an answer.
-type Answer = (u16, Vec<(String, String)>, Vec<u8>);
 pub use retry::Transient;
 
 /// Largest body read; a larger one fails the exchange (an endless body

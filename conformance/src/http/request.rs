@@ -78,6 +78,9 @@ pub struct Request {
     pub auth: Auth,
     /// Another aggregator in the path than the configured one.
     pub aggregator: Option<String>,
+    /// How it is written: HTTP/1.1 with `Content-Length` unless a rule
+    /// asks for another form a client may send.
+    pub form: super::h1::Form,
 }
 
 impl Request {
@@ -90,6 +93,7 @@ impl Request {
             body: None,
             auth: Auth::Key,
             aggregator: None,
+            form: super::h1::Form::default(),
         }
     }
 
@@ -162,6 +166,18 @@ impl Request {
         self
     }
 
+    /// Writes it in `form`.
+    pub fn in_form(mut self, form: super::h1::Form) -> Self {
+        self.form = form;
+        self
+    }
+
+    /// The same request as a HEAD.
+    pub fn into_head(mut self) -> Self {
+        self.method = "HEAD";
+        self
+    }
+
     /// Names another aggregator in the path.
     pub fn for_aggregator(mut self, aggregator: impl Into<String>) -> Self {
         self.aggregator = Some(aggregator.into());
@@ -173,7 +189,9 @@ impl Request {
     /// (reads, and writes the server must refuse: another key, another
     /// aggregator) is safe to send again.
     pub fn is_write(&self) -> bool {
-        self.method != "GET" && self.auth == Auth::Key && self.aggregator.is_none()
+        !matches!(self.method, "GET" | "HEAD")
+            && self.auth == Auth::Key
+            && self.aggregator.is_none()
     }
 
     /// The value of a query parameter (the first, when repeated).

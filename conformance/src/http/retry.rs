@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use aggpay_internal::http::TransportFailure;
 
-use super::Answer;
+use super::h1::Answer;
 
 /// Attempts in all for a read or a probe.
 const MAX_ATTEMPTS: u32 = 8;
@@ -94,14 +94,14 @@ pub(super) fn is_connection_failure(error: &ureq::Error) -> bool {
 /// Classifies one attempt.
 pub(super) fn classify(result: &Result<Answer, ureq::Error>) -> Verdict {
     match result {
-        Ok((status, headers, _)) if aggpay_internal::http::is_transient_status(*status) => {
+        Ok(answer) if aggpay_internal::http::is_transient_status(answer.wire.head.status) => {
             Verdict::Transient {
-                what: status.to_string(),
+                what: answer.wire.head.status.to_string(),
                 timeout: false,
-                retry_after: retry_after(headers),
+                retry_after: retry_after(&answer.headers()),
             }
         }
-        Ok((500, _, _)) => Verdict::ServerError,
+        Ok(answer) if answer.wire.head.status == 500 => Verdict::ServerError,
         Ok(_) => Verdict::Answer,
         Err(e) if TransportFailure::of(e) == TransportFailure::Timeout => Verdict::Transient {
             what: "a timeout".to_owned(),
@@ -214,8 +214,14 @@ fn jitter(ceiling: Duration) -> Duration {
 mod tests {
     use super::*;
 
+    fn answer(s: u16, retry_after: &str) -> Result<Answer, ureq::Error> {
+        let head =
+            format!("HTTP/1.1 {s} X\r\nRetry-After: {retry_after}\r\nContent-Length: 0\r\n\r\n");
+        Ok(Answer::read_from(head.as_bytes()).unwrap())
+    }
+
     fn status(s: u16) -> Result<Answer, ureq::Error> {
-        Ok((s, vec![("retry-after".into(), "0".into())], Vec::new()))
+        answer(s, "0")
     }
 
     #[test]
@@ -258,7 +264,7 @@ mod tests {
         let mut s = Schedule::new();
         // Retry-After of an hour: capped, and refused when the run has
         // less time left than the wait.
-        let long = Ok((429, vec![("retry-after".into(), "3600".into())], Vec::new()));
+        let long = answer(429, "3600");
         match s.next(classify(&long), None) {
             Next::Wait(w) => assert!(w <= MAX_RETRY_AFTER * 11 / 10 + BASE, "{w:?}"),
             other => panic!("{other:?}"),

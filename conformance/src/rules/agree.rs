@@ -16,16 +16,16 @@ use crate::model::token_of;
 const NAMES_AGREE: Claim = Claim {
     holds: "a transaction names its merchants and aggregator as their own records do",
     says: &[
-                "| aggregator_merchant_id, aggregator_merchant_name | string | am_ identifier and its name |",
-                "| rail_merchant_id, rail_merchant_name | string | mer_ identifier and its name |",
-            ],
+        "| aggregator_merchant_id, aggregator_merchant_name | string | am_ identifier and its name |",
+        "| rail_merchant_id, rail_merchant_name | string | mer_ identifier and its name |",
+    ],
 };
 const CHARGES_AGREE: Claim = Claim {
     holds: "a payment's charges carry the amounts and currency of its payment transaction",
     says: &[
-                "read the fee and tax breakdown of a payment",
-                "| gross_amount, fee_amount, net_amount, sales_tax_on_fee_amount, sales_tax_withholding_amount, income_tax_withholding_amount, digital_tax_amount | string | same meaning as in PaymentCharges |",
-            ],
+        "read the fee and tax breakdown of a payment",
+        "| gross_amount, fee_amount, net_amount, sales_tax_on_fee_amount, sales_tax_withholding_amount, income_tax_withholding_amount, digital_tax_amount | string | same meaning as in PaymentCharges |",
+    ],
 };
 
 pub fn rules() -> Vec<Rule> {

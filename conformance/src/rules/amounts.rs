@@ -20,8 +20,8 @@ pub fn rules() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "an amount is a decimal integer string",
                 says: &[
-                "Amounts are decimal integer strings in the lowest currency denomination (paisa).",
-            ],
+                    "Amounts are decimal integer strings in the lowest currency denomination (paisa).",
+                ],
             }],
             summary: "amounts are decimal integer strings in paisa",
             faults: &[Fault::DecimalAmounts],
@@ -38,8 +38,8 @@ pub fn rules() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "net_amount is gross_amount less the fee and the four taxes",
                 says: &[
-                "amount credited to the merchant; equals gross_amount minus fee_amount and the four tax amounts below",
-            ],
+                    "amount credited to the merchant; equals gross_amount minus fee_amount and the four tax amounts below",
+                ],
             }],
             summary: "net_amount equals gross_amount minus fee_amount and the four tax amounts, on every charges and every transaction of every answer, refunds included",
             faults: &[Fault::NetMismatch, Fault::RefundNetMismatch],

@@ -125,6 +125,25 @@ pub fn rules() -> Vec<Rule> {
             ],
             run: Run::Check(header_only),
         },
+        Rule {
+            id: "auth.key-first",
+            level: Level::Required,
+            source: "API.md Authentication 2",
+            claims: &[UNAUTHORIZED],
+            summary: "a request without the key header is answered 401 whatever else is wrong with it (a negative page size, a direction of no meaning, a malformed path id or body), on every operation: the key is judged before anything else",
+            faults: &[
+                Fault::ParamsBeforeKey,
+                Fault::NoAuth,
+                Fault::TextErrors,
+                Fault::UnauthorizedMessage,
+                Fault::UnauthorizedKeyMessage,
+            ],
+            judges: &[
+                Subject::KeyHeader(on::every_op),
+                Subject::Error(on::unauthorized),
+            ],
+            run: Run::Check(key_first),
+        },
     ]
 }
 
@@ -310,6 +329,56 @@ fn header_only(c: &Check<'_>) -> Outcome {
     let mut judge = Judge::default();
     results.into_iter().for_each(|r| judge.result(r));
     judge.outcome()
+}
+
+/// Every operation without a key, and with what else it can carry wrong:
+/// "a request without a valid key receives 401" holds whatever the rest
+/// of the request is (with a valid key, which of several faults a server
+/// reports first is its own choice).
+fn key_first(c: &Check<'_>) -> Outcome {
+    let cases: Vec<Request> = OPS
+        .iter()
+        .filter_map(|op| Some(broken(op, request(c.ctx, op)?)))
+        .collect();
+    let results = c.map(&cases, |request| {
+        let e = c.send(request.clone().auth(Auth::Missing));
+        expect_unauthorized(c, &e)
+    });
+    let mut judge = Judge::default();
+    results.into_iter().for_each(|r| judge.result(r));
+    judge.outcome()
+}
+
+/// `r` of `op` made wrong in every way its operation has: a negative
+/// page size, a direction of no meaning, a malformed path id, a body
+/// that is not JSON; a negative page size where it has none of these.
+fn broken(op: &Op, mut r: Request) -> Request {
+    let mut wrong = false;
+    for p in op.params {
+        match p.role {
+            Role::Limit { .. } => {
+                r = r.q(p.wire, "-1");
+                wrong = true;
+            }
+            Role::Direction => {
+                r = r.q(p.wire, "sideways");
+                wrong = true;
+            }
+            _ => {}
+        }
+    }
+    if op.path_id.is_some() {
+        r.path = op.path_with("not%20an%20id");
+        wrong = true;
+    }
+    if !op.body.is_empty() {
+        r.body = Some("{".to_owned());
+        wrong = true;
+    }
+    if !wrong {
+        r = r.q(names::LIMIT, "-1");
+    }
+    r
 }
 
 fn missing_key(c: &Check<'_>) -> Outcome {

@@ -16,9 +16,9 @@ pub fn rules() -> Vec<Rule> {
         level: Level::Required,
         source: "API.md Resources (the aggpay client's models follow them)",
         claims: &[Claim {
-                holds: "every record decodes as the typed client reads API.md",
-                says: &["## Resources and their fields"],
-            }],
+            holds: "every record decodes as the typed client reads API.md",
+            says: &["## Resources and their fields"],
+        }],
         summary: "the typed aggpay client decodes every record of every answer",
         faults: &[
             Fault::MissingField,

@@ -7,7 +7,7 @@ use aggpay_mock::Fault;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use super::paging::{WALKED_BY, Got, due, fetch, judge_rows, judge_walk, reading, walk, why_none};
+use super::paging::{Got, WALKED_BY, due, fetch, judge_rows, judge_walk, reading, walk, why_none};
 use super::support::Judge;
 use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::Role;
@@ -31,7 +31,11 @@ const RULES: &[Rule] = &[
         id: "cursor.default-limit",
         level: Level::Required,
         source: "API.md Settlements (page size default 30, 0 means the default; invalid or empty direction means DESC); Limits",
-        claims: &[DEFAULT_LIMIT, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD],
+        claims: &[
+            DEFAULT_LIMIT,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+        ],
         summary: "without a limit, or with 0, a cursor list's first page is exactly its first 30 rows (newest first without a direction)",
         faults: &[
             Fault::DefaultLimit10,
@@ -45,7 +49,11 @@ const RULES: &[Rule] = &[
         id: "cursor.max-limit",
         level: Level::Required,
         source: "API.md Settlements (maximum 100); Limits",
-        claims: &[MAX_LIMIT, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD],
+        claims: &[
+            MAX_LIMIT,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+        ],
         summary: "limits 1 to 100 give exactly that many first rows; above 100 (beyond 64 bits too), 400 or exactly the first 100",
         faults: &[Fault::NoLimitCap, Fault::HugeNumber500],
         judges: &[Subject::Param(on::cursor_limit)],
@@ -55,7 +63,11 @@ const RULES: &[Rule] = &[
         id: "cursor.order",
         level: Level::Required,
         source: "API.md Settlements (sort direction: uppercase only, on the numeric id, invalid or empty means DESC); Limits",
-        claims: &[DIRECTION, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD],
+        claims: &[
+            DIRECTION,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+        ],
         summary: "generated directions: exactly ASC gives the first rows ascending on id; anything else (lowercase, empty, garbage) the last rows descending",
         faults: &[
             Fault::LowercaseAsc,
@@ -69,7 +81,13 @@ const RULES: &[Rule] = &[
         id: "cursor.walk",
         level: Level::Required,
         source: "API.md Settlements (cursor: pass the previous next_cursor); Conventions 5",
-        claims: &[WALK, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS],
+        claims: &[
+            WALK,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+            super::paging::CURSOR_PAGES,
+            super::paging::CURSOR_COUNTS,
+        ],
         summary: "walks ASC and DESC at several page sizes serve exactly the list's rows, once each, in order, with the same counts on every page, and end",
         faults: &[
             Fault::CursorRepeat,
@@ -108,9 +126,7 @@ const RULES: &[Rule] = &[
         source: "API.md Limits (sb_, exactly 39 characters); Settlements (400 error.bad_request); Path parameters",
         claims: &[super::errors::MALFORMED_TOKEN_IS_400],
         summary: "generated malformed batch tokens (every wrong length, wrong prefixes) get 400, in the query and in the path",
-        faults: &[
-            Fault::LenientBatchToken,
-        ],
+        faults: &[Fault::LenientBatchToken],
         judges: &[
             Subject::PathId(|op, id| id.exact_len.is_some() && on::path_id_not_rotated(op, id)),
             Subject::Error(on::bad_request),
@@ -121,7 +137,12 @@ const RULES: &[Rule] = &[
         id: "cursor.only-settlement-txns",
         level: Level::Required,
         source: "API.md Settlements (only_settlement_txns)",
-        claims: &[ONLY_SETTLEMENT_TXNS, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::envelope::VALID_REQUEST_SUCCEEDS],
+        claims: &[
+            ONLY_SETTLEMENT_TXNS,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+            super::envelope::VALID_REQUEST_SUCCEEDS,
+        ],
         summary: "only_settlement_txns=true gives the batch's payouts and no transactions; false, or no flag (the default), its transactions and no payouts",
         faults: &[Fault::PayoutsInTransactions, Fault::ShortBatchToken],
         judges: &[Subject::Param(|_, p| p.role == Role::RowKind)],
@@ -131,7 +152,13 @@ const RULES: &[Rule] = &[
         id: "cursor.end",
         level: Level::Required,
         source: "API.md Settlements (cursor: omit or 0 for the first page; pass the previous next_cursor); Limits",
-        claims: &[END, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS],
+        claims: &[
+            END,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+            super::paging::CURSOR_PAGES,
+            super::paging::CURSOR_COUNTS,
+        ],
         summary: "cursor=0 is the first page; a walk whose rows are an exact multiple of the page ends with every row once, the last page's cursor giving an empty page",
         faults: &[
             Fault::CursorZeroLiteral,
@@ -159,32 +186,28 @@ const MAX_LIMIT: Claim = Claim {
 const DIRECTION: Claim = Claim {
     holds: "exactly ASC sorts ascending on the numeric id; anything else sorts descending",
     says: &[
-            "| sort direction | ASC or DESC | uppercase only; sorts on the numeric id; invalid or empty means DESC |",
-        ],
+        "| sort direction | ASC or DESC | uppercase only; sorts on the numeric id; invalid or empty means DESC |",
+    ],
 };
 const WALK: Claim = Claim {
     holds: "a walk that follows next_cursor serves the list's rows and ends",
-    says: &[
-            "| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |",
-        ],
+    says: &["| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |"],
 };
 const COUNTS: Claim = Claim {
     holds: "filtered_count is the rows matching and total_count the whole list, numeric strings",
     says: &[
-            "Cursor lists (settlement batches and batch transactions) also return `next_cursor` and a `count` object with `filtered_count` and `total_count` (numeric strings).",
-        ],
+        "Cursor lists (settlement batches and batch transactions) also return `next_cursor` and a `count` object with `filtered_count` and `total_count` (numeric strings).",
+    ],
 };
 const ONLY_SETTLEMENT_TXNS: Claim = Claim {
     holds: "only_settlement_txns=true gives the payouts and no transactions; false or no flag, the transactions and no payouts",
     says: &[
-            "default false; when true, settlement payouts are returned in `settlement_transactions` instead of the payment and refund transactions in `transactions`",
-        ],
+        "default false; when true, settlement payouts are returned in `settlement_transactions` instead of the payment and refund transactions in `transactions`",
+    ],
 };
 const END: Claim = Claim {
     holds: "cursor 0 is the first page, and the cursor after the last row gives an empty page",
-    says: &[
-            "| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |",
-        ],
+    says: &["| cursor | integer | pass the previous next_cursor; omit or 0 for the first page |"],
 };
 
 pub fn rules() -> Vec<Rule> {

@@ -12,7 +12,6 @@ use crate::contract::subject::{Subject, on};
 use crate::contract::{Domain, Form, OPS, Op, Role, error_case};
 use crate::http::{Exchange, Request, show};
 
-
 pub(crate) const ERROR_FORM: Claim = Claim {
     holds: "an error answer has its status's form (envelope for 401 and 500, bare for 400 and 404), its code and API.md's message",
     says: &[

@@ -42,7 +42,11 @@ pub fn rules() -> Vec<Rule> {
             id: "exports.seeded",
             level: Level::Required,
             source: "API.md ReportExport (status a REPORT_STATUS_* name; started_at a timestamp; finished_at a timestamp or null; merchant_id empty for REPORT_KIND_BATCH)",
-            claims: &[EXPORT_FIELDS, EXPORT_STATUS_MEANT, super::envelope::VALID_REQUEST_SUCCEEDS],
+            claims: &[
+                EXPORT_FIELDS,
+                EXPORT_STATUS_MEANT,
+                super::envelope::VALID_REQUEST_SUCCEEDS,
+            ],
             summary: "a new batch export has a REPORT_STATUS_* status, started_at a timestamp, finished_at null or not before started_at, merchant_id empty; whichever status a server chooses means what API.md says it means (REPORT_STATUS_SEEDED: attempts 1, started_at set, finished_at null), and storage_key is empty until the file is produced",
             faults: &[
                 Fault::ExportSeededFinished,

@@ -11,14 +11,14 @@ use crate::contract::subject::{Said, Subject};
 use crate::http::show;
 
 pub(crate) const STATE_BOUND: Claim = Claim {
-                holds: "a record's fields agree with what API.md binds to its state",
-                says: &[
-                "| refund_id | string or null | null for payment transactions |",
-                "| storage_key | string | location of the produced file; empty until produced |",
-                "| merchant_id | string | empty string when the export is of kind REPORT_KIND_BATCH |",
-                "Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null).",
-            ],
-            };
+    holds: "a record's fields agree with what API.md binds to its state",
+    says: &[
+        "| refund_id | string or null | null for payment transactions |",
+        "| storage_key | string | location of the produced file; empty until produced |",
+        "| merchant_id | string | empty string when the export is of kind REPORT_KIND_BATCH |",
+        "Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null).",
+    ],
+};
 
 pub fn rules() -> Vec<Rule> {
     vec![
@@ -46,10 +46,10 @@ pub fn rules() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "a field with listed values holds one of them",
                 says: &[
-                "| status | string | BATCH_* name (see States) |",
-                "| type | string | STATIC or DYNAMIC |",
-                "Values: Active, Inactive, Suspended; an empty string is also seen on a record without a rail record.",
-            ],
+                    "| status | string | BATCH_* name (see States) |",
+                    "| type | string | STATIC or DYNAMIC |",
+                    "Values: Active, Inactive, Suspended; an empty string is also seen on a record without a rail record.",
+                ],
             }],
             summary: "batch status is one of the four BATCH_* names; rail merchant status Active, Inactive, Suspended or empty; QR type STATIC or DYNAMIC; report kind and status REPORT_KIND_* and REPORT_STATUS_* names",
             faults: &[Fault::RailMerchantStatusUnknown],
@@ -80,7 +80,9 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md WebhookEndpoint; Events 1",
             claims: &[Claim {
                 holds: "event_filter_json is a JSON-encoded array of strings",
-                says: &["| event_filter_json | string | a JSON-encoded array of event-name strings |"],
+                says: &[
+                    "| event_filter_json | string | a JSON-encoded array of event-name strings |",
+                ],
             }],
             summary: "event_filter_json is a JSON-encoded array of strings",
             faults: &[Fault::EventFilterObject],

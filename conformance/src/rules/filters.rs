@@ -20,7 +20,14 @@ const RULES: &[Rule] = &[
         id: "filters.alone",
         level: Level::Required,
         source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (every query filter); States (batch status integers)",
-        claims: &[FILTER_KEEPS, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS],
+        claims: &[
+            FILTER_KEEPS,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+            super::paging::COUNT_MEANS,
+            super::paging::CURSOR_PAGES,
+            super::paging::CURSOR_COUNTS,
+        ],
         summary: "every filter of every list alone, with values that discriminate (rows deep in the list, few matches, non-ASCII, fragments from inside names, inclusive date bounds), paged: exactly the rows it keeps, in order, every record as the list shows it, with its count",
         faults: &[
             Fault::NumericIdAsNumber,
@@ -49,7 +56,14 @@ const RULES: &[Rule] = &[
         id: "filters.combined",
         level: Level::Required,
         source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (their filters, given together)",
-        claims: &[FILTERS_COMBINE, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS],
+        claims: &[
+            FILTERS_COMBINE,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+            super::paging::COUNT_MEANS,
+            super::paging::CURSOR_PAGES,
+            super::paging::CURSOR_COUNTS,
+        ],
         summary: "every pair of filters of one list, with values whose rows together differ from either alone: exactly the rows matching both",
         faults: &[
             Fault::NumericIdAsNumber,
@@ -78,7 +92,14 @@ const RULES: &[Rule] = &[
         id: "filters.multi-value",
         level: Level::Required,
         source: "API.md Access keys (comma-separated name fragments), Merchants (comma-separated identifiers and names), Refunds (each filter accepts one or more values)",
-        claims: &[FILTER_VALUES, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS],
+        claims: &[
+            FILTER_VALUES,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+            super::paging::COUNT_MEANS,
+            super::paging::CURSOR_PAGES,
+            super::paging::CURSOR_COUNTS,
+        ],
         summary: "a filter given two, three and all of its candidate values (comma-separated or repeated, as the contract says) keeps the rows of every one of them (values chosen so that all of them, only the first, only the first two, and the list read as one value or split once answer apart)",
         faults: &[
             Fault::MerchantIdsFirstOnly,
@@ -102,7 +123,11 @@ const RULES: &[Rule] = &[
         id: "filters.qrs",
         level: Level::Required,
         source: "API.md QR codes (type STATIC or DYNAMIC, defaults to STATIC when omitted); Limits",
-        claims: &[QR_TYPE, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD],
+        claims: &[
+            QR_TYPE,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+        ],
         summary: "without type the QR list is exactly the type=STATIC list; every row of a type is of that type",
         faults: &[
             Fault::QrDefaultDynamic,
@@ -117,9 +142,9 @@ const RULES: &[Rule] = &[
 const FILTER_KEEPS: Claim = Claim {
     holds: "a filter keeps exactly the rows its value selects",
     says: &[
-            "| active filter | boolean | true or false |",
-            "Query filters (purpose only; each accepts one or more values):",
-        ],
+        "| active filter | boolean | true or false |",
+        "Query filters (purpose only; each accepts one or more values):",
+    ],
 };
 const FILTERS_COMBINE: Claim = Claim {
     holds: "two filters together keep exactly the rows both select",
@@ -128,10 +153,10 @@ const FILTERS_COMBINE: Claim = Claim {
 const FILTER_VALUES: Claim = Claim {
     holds: "a filter given several values keeps the rows of every one of them",
     says: &[
-            "| name filter | string | comma-separated list of name fragments |",
-            "| merchant identifiers | comma-separated list of am_ identifiers |",
-            "Query filters (purpose only; each accepts one or more values):",
-        ],
+        "| name filter | string | comma-separated list of name fragments |",
+        "| merchant identifiers | comma-separated list of am_ identifiers |",
+        "Query filters (purpose only; each accepts one or more values):",
+    ],
 };
 const QR_TYPE: Claim = Claim {
     holds: "without type the QR list is the STATIC list, and every row of a type is of that type",
@@ -179,7 +204,9 @@ pub(super) fn judge(
         }
         // A list that names its paging parameters otherwise: its first
         // page, in its default order and size.
-        Paging::Cursor if !super::paging::WALKED_BY.iter().all(|n| list.reads(n)) => vec![first_page(c, list, given)],
+        Paging::Cursor if !super::paging::WALKED_BY.iter().all(|n| list.reads(n)) => {
+            vec![first_page(c, list, given)]
+        }
         Paging::Cursor => {
             let direction = if pick.below(2) == 0 { "ASC" } else { "DESC" };
             let mut query: Vec<(String, String)> = list.query(given);

@@ -38,6 +38,12 @@ pub fn rules() -> Vec<Rule> {
 }
 
 fn content_length(e: &Observed<'_>) -> Option<String> {
+    if let Some(extra) = e.wire.as_ref().map(|w| w.leftover).filter(|n| *n > 0) {
+        return Some(format!(
+            "{extra} bytes came after the {} bytes Content-Length gives",
+            e.received
+        ));
+    }
     match e
         .header("content-length")
         .map(|v| v.trim().parse::<usize>())

@@ -63,8 +63,8 @@ pub fn rules() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "a numeric id or numeric string field is a decimal digit string",
                 says: &[
-                "Most records carry a numeric `id` serialized as a string, and a prefixed `token`.",
-            ],
+                    "Most records carry a numeric `id` serialized as a string, and a prefixed `token`.",
+                ],
             }],
             summary: "numeric ids and numeric string fields are decimal digit strings, nested records included",
             faults: &[Fault::BankAccountBadId],
@@ -97,8 +97,8 @@ pub fn rules() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "an access key has one of its two shapes",
                 says: &[
-                "Access-key records appear in two shapes: `id` numeric string with `token` prefixed ak_; or `id` prefixed ak_ with `token` prefixed ak_tok_.",
-            ],
+                    "Access-key records appear in two shapes: `id` numeric string with `token` prefixed ak_; or `id` prefixed ak_ with `token` prefixed ak_tok_.",
+                ],
             }],
             summary: "access keys have numeric id with ak_ token, or ak_ id with ak_tok_ token",
             faults: &[Fault::MixedKeyShape],
@@ -129,7 +129,11 @@ pub fn rules() -> Vec<Rule> {
             id: "ids.unknown",
             level: Level::Required,
             source: "API.md Path parameters; Payments and Settlements (404 error.not_found); Errors (404: the resource does not exist)",
-            claims: &[super::errors::NO_SERVER_ERROR, super::errors::UNKNOWN_ID_IS_404, ANSWERS_FOR_ID],
+            claims: &[
+                super::errors::NO_SERVER_ERROR,
+                super::errors::UNKNOWN_ID_IS_404,
+                ANSWERS_FOR_ID,
+            ],
             summary: "unknown well-formed ids, and ids far shorter or longer than usual, in every path: never a 5xx, never another record; 404 where API.md lists it",
             faults: &[
                 Fault::UnknownRailMerchantFound,
@@ -153,8 +157,12 @@ fn prefixes(e: &Observed<'_>) -> Option<String> {
         |k| matches!(k, FieldKind::Prefix(_) | FieldKind::PrefixOrEmpty(_)),
         |kind, s| match kind {
             FieldKind::PrefixOrEmpty(_) if s.is_empty() => Ok(()),
-            FieldKind::Prefix(p) | FieldKind::PrefixOrEmpty(p) if syntax::has_prefix(s, p) => Ok(()),
-            FieldKind::Prefix(p) | FieldKind::PrefixOrEmpty(p) => Err(format!("{s:?} lacks the prefix {p}")),
+            FieldKind::Prefix(p) | FieldKind::PrefixOrEmpty(p) if syntax::has_prefix(s, p) => {
+                Ok(())
+            }
+            FieldKind::Prefix(p) | FieldKind::PrefixOrEmpty(p) => {
+                Err(format!("{s:?} lacks the prefix {p}"))
+            }
             _ => Ok(()),
         },
     )

@@ -18,9 +18,7 @@ use crate::model::{ListModel, key_id, token_of};
 
 pub(crate) const ROTATES_THE_KEY_ASKED: Claim = Claim {
     holds: "a rotation answers with the key asked, and a new secret",
-    says: &[
-        "Rotates the key and returns `data`: AccessKey with the new secret.",
-    ],
+    says: &["Rotates the key and returns `data`: AccessKey with the new secret."],
 };
 const NEW_SECRET_LISTED: Claim = Claim {
     holds: "after a rotation, the key list shows the new secret",
@@ -38,9 +36,7 @@ const RECORD_KEYS_ARE_LISTED: Claim = Claim {
 };
 const ROTATION_WRITES_ONE_KEY: Claim = Claim {
     holds: "a rotation writes the key asked and no other",
-    says: &[
-        "Rotates the key and returns `data`: AccessKey with the new secret.",
-    ],
+    says: &["Rotates the key and returns `data`: AccessKey with the new secret."],
 };
 
 pub fn rules() -> Vec<Rule> {
@@ -49,7 +45,11 @@ pub fn rules() -> Vec<Rule> {
             id: "keys.rotation",
             level: Level::Required,
             source: "API.md Access keys (rotates the key and returns the AccessKey with the new secret); Authentication 3 (secrets returned in clear by list)",
-            claims: &[ROTATES_THE_KEY_ASKED, NEW_SECRET_LISTED, super::envelope::VALID_REQUEST_SUCCEEDS],
+            claims: &[
+                ROTATES_THE_KEY_ASKED,
+                NEW_SECRET_LISTED,
+                super::envelope::VALID_REQUEST_SUCCEEDS,
+            ],
             summary: "rotation returns the key asked with a secret different from the one before (a lost answer is recovered from the key list), and the key list then shows that new secret",
             faults: &[Fault::RotateSameSecret, Fault::RotateOtherKey],
             judges: &[
@@ -62,7 +62,11 @@ pub fn rules() -> Vec<Rule> {
             id: "keys.consistent",
             level: Level::Required,
             source: "API.md Authentication 3 (access keys are listed and returned inside the aggregator record; their secret is returned in clear); Aggregator (keys)",
-            claims: &[RECORD_KEYS_ARE_LISTED, ROTATION_WRITES_ONE_KEY, super::envelope::VALID_REQUEST_SUCCEEDS],
+            claims: &[
+                RECORD_KEYS_ARE_LISTED,
+                ROTATION_WRITES_ONE_KEY,
+                super::envelope::VALID_REQUEST_SUCCEEDS,
+            ],
             summary: "the keys of the aggregator record are those of the key list, field by field, before the rotation and after it; the rotation changes nothing of the keys it was not asked to rotate",
             faults: &[Fault::AggregatorKeysMasked, Fault::AggregatorKeysStale],
             judges: &[Subject::Said(Said::KeysHeld)],
@@ -104,11 +108,19 @@ fn rotation(c: &Check<'_>) -> Outcome {
     });
     let new = key["secret"].as_str().unwrap_or("");
     judge.check(!new.is_empty(), || {
-        c.fail(&ROTATES_THE_KEY_ASKED, e, "rotation did not return a key with a secret")
+        c.fail(
+            &ROTATES_THE_KEY_ASKED,
+            e,
+            "rotation did not return a key with a secret",
+        )
     });
     if let Some(old) = &rotation.before {
         judge.check(new != old, || {
-            c.fail(&ROTATES_THE_KEY_ASKED, e, "rotation returned the secret the key already had")
+            c.fail(
+                &ROTATES_THE_KEY_ASKED,
+                e,
+                "rotation returned the secret the key already had",
+            )
         });
     }
     // The list read after the write shows the new secret.

@@ -15,11 +15,11 @@ pub fn rules() -> Vec<Rule> {
         level: Level::Required,
         source: "API.md typing rule 5",
         claims: &[Claim {
-                holds: "count is a string, an integer in the access-key and refund lists",
-                says: &[
-            "`count` is a string in list responses, except in the access-key list and the refund list where it is an integer.",
-        ],
-            }],
+            holds: "count is a string, an integer in the access-key and refund lists",
+            says: &[
+                "`count` is a string in list responses, except in the access-key list and the refund list where it is an integer.",
+            ],
+        }],
         summary: "count is a string, except an integer in the access-key and refund lists",
         faults: &[Fault::CountTypesSwapped],
         judges: &[

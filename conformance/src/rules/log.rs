@@ -14,7 +14,13 @@ const KEEP: usize = 5;
 
 /// A rule that judges every exchange of the run as it happens: the id of
 /// the rule and its verdict on one answer (`Some(why)` when broken).
-pub type Observer = (&'static str, fn(&Observed<'_>) -> Option<String>);
+/// An answer without content (to a HEAD, a 304) is shown only to those
+/// whose cases are [`Cases::Messages`]: the others judge content.
+pub type Observer = (
+    &'static str,
+    fn(&Observed<'_>) -> Option<String>,
+    super::observe::Cases,
+);
 
 /// An answer as the rules that judge every answer see it: the exchange,
 /// and the fields its operation's table names in its `data`, walked once
@@ -62,6 +68,8 @@ pub struct Log {
     pub answered: u64,
     /// Successful exchanges.
     pub successes: u64,
+    /// Answered exchanges without content (a HEAD's, a 304).
+    pub bodiless: u64,
     violations: Vec<Violations>,
 }
 
@@ -142,14 +150,17 @@ impl Watch for AnswerLog {
         // Judged before the log is locked: the requests in flight are
         // judged at once, and only what they found waits its turn.
         let answer = Observed::new(e);
+        let bodiless = !e.has_content();
         let found: Vec<(&'static str, String)> = self
             .observers
             .iter()
-            .filter_map(|(rule, judge)| Some((*rule, judge(&answer)?)))
+            .filter(|(_, _, cases)| !bodiless || *cases == super::observe::Cases::Messages)
+            .filter_map(|(rule, judge, _)| Some((*rule, judge(&answer)?)))
             .collect();
         let mut log = self.lock();
         log.answered += 1;
-        if e.success() {
+        log.bodiless += u64::from(bodiless);
+        if e.success() && !bodiless {
             log.successes += 1;
         }
         for (rule, why) in found {

@@ -10,15 +10,11 @@ use aggpay_mock::Fault;
 
 pub(crate) const ANSWERS_FOR_IBAN: Claim = Claim {
     holds: "an account lookup by IBAN answers for the IBAN asked",
-    says: &[
-        "account metadata by IBAN or alias.",
-    ],
+    says: &["account metadata by IBAN or alias."],
 };
 const ALIAS_VALUE_REQUIRED: Claim = Claim {
     holds: "a lookup with an alias_type and no alias value does not succeed",
-    says: &[
-        "must be provided when alias_type is supplied",
-    ],
+    says: &["must be provided when alias_type is supplied"],
 };
 
 pub fn rules() -> Vec<Rule> {
@@ -29,10 +25,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md Lookups (account metadata by IBAN); AccountInfo (iban)",
             claims: &[ANSWERS_FOR_IBAN],
             summary: "an account lookup by IBAN answers for that IBAN: the one given, and the aggregator's own when the server resolves it",
-            faults: &[
-                Fault::AccountInfoWrongIban,
-                Fault::LookupCacheIgnoresQuery,
-            ],
+            faults: &[Fault::AccountInfoWrongIban, Fault::LookupCacheIgnoresQuery],
             judges: &[Subject::Param(on::lookup_named_back)],
             run: Run::Check(matches),
         },
@@ -40,7 +33,11 @@ pub fn rules() -> Vec<Rule> {
             id: "lookups.alias-value-required",
             level: Level::Required,
             source: "API.md Lookups (alias value: must be provided when alias_type is supplied)",
-            claims: &[ALIAS_VALUE_REQUIRED, super::errors::ERROR_FORM, super::errors::NO_SERVER_ERROR],
+            claims: &[
+                ALIAS_VALUE_REQUIRED,
+                super::errors::ERROR_FORM,
+                super::errors::NO_SERVER_ERROR,
+            ],
             summary: "account-info and title-fetch with an alias_type but no alias value never succeed (a 400 is in the bare form)",
             faults: &[
                 Fault::TextErrors,

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use aggpay_mock::Fault;
 
-use super::forms::{Slip, Carrier, NearMiss, near_misses, wrapped};
+use super::forms::{Carrier, NearMiss, Slip, near_misses, wrapped};
 use super::support::{Judge, text, unless_refused};
 use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
@@ -23,37 +23,37 @@ use crate::model::{ListModel, Picker};
 const NEAR_KEY: Claim = Claim {
     holds: "a key one slip from the valid one is not valid: 401 in its form",
     says: &[
-                "Every operation requires the header `X-PAY-AGGREGATOR-SECRET-KEY` carrying an aggregator access key secret",
-                "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
-            ],
+        "Every operation requires the header `X-PAY-AGGREGATOR-SECRET-KEY` carrying an aggregator access key secret",
+        "A request without a valid key receives 401 with error code error.unauthorized_access and a message saying that a partner access key is required in the request header.",
+    ],
 };
 const NEAR_ID: Claim = Claim {
     holds: "an id one slip from a known one names nothing: never a record, never a success where API.md lists 404",
     says: &[
-                "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
-            ],
+        "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
+    ],
 };
 const NEAR_FILTER: Claim = Claim {
     holds: "a filter value one slip from a known one keeps exactly the rows its literal value keeps, or is refused with a 400",
     says: &[
-                "Query filters (purpose only; each accepts one or more values):",
-                "| 400 | error.bad_request | invalid request parameters (message says so) |",
-            ],
+        "Query filters (purpose only; each accepts one or more values):",
+        "| 400 | error.bad_request | invalid request parameters (message says so) |",
+    ],
 };
 const NEAR_LOOKUP: Claim = Claim {
     holds: "a lookup value one slip from a known one is not answered with the known value's account",
     says: &[
-                "account metadata by IBAN or alias.",
-                "account title metadata for a till-code alias.",
-            ],
+        "account metadata by IBAN or alias.",
+        "account title metadata for a till-code alias.",
+    ],
 };
 const FAR_POSITION: Claim = Claim {
     holds: "a far offset is past the end, a far page size the largest page, or a 400: never the page of the small number",
     says: &[
-                "| settlement batch list and batch transaction list | page size default 30, maximum 100; 0 is treated as 30 |",
-                "| offset | integer | QR codes skipped before the result set |",
-                "| 400 | error.bad_request | invalid request parameters (message says so) |",
-            ],
+        "| settlement batch list and batch transaction list | page size default 30, maximum 100; 0 is treated as 30 |",
+        "| offset | integer | QR codes skipped before the result set |",
+        "| 400 | error.bad_request | invalid request parameters (message says so) |",
+    ],
 };
 
 pub fn rules() -> Vec<Rule> {
@@ -81,7 +81,11 @@ pub fn rules() -> Vec<Rule> {
             id: "near.path-ids",
             level: Level::Required,
             source: "API.md Path parameters; Errors (404: the resource does not exist)",
-            claims: &[NEAR_ID, super::errors::NO_SERVER_ERROR, super::ids::ANSWERS_FOR_ID],
+            claims: &[
+                NEAR_ID,
+                super::errors::NO_SERVER_ERROR,
+                super::ids::ANSWERS_FOR_ID,
+            ],
             summary: "every known id of every read with an id in its path, one slip away: never a 5xx, never a record (a read that names its record names the id asked), never a success where API.md lists 404",
             faults: &[
                 Fault::UnknownBatchFound,
@@ -98,7 +102,12 @@ pub fn rules() -> Vec<Rule> {
             id: "near.filters",
             level: Level::Required,
             source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (every query filter); Errors (400 for invalid request parameters)",
-            claims: &[NEAR_FILTER, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS],
+            claims: &[
+                NEAR_FILTER,
+                super::paging::ROWS_ANSWERED,
+                super::paging::SAME_RECORD,
+                super::paging::COUNT_MEANS,
+            ],
             summary: "every filter of every list, with values the list shows one slip away (case, prefix, appended, end changed, SQL and glob wildcards, whitespace, look-alikes, fullwidth forms, double encoding, numbers past 2^31, 2^32, 2^53, 2^63 and 2^64): exactly the rows the literal value keeps under API.md's readings, or a 400",
             faults: &[
                 Fault::OffsetIgnored,
@@ -119,10 +128,7 @@ pub fn rules() -> Vec<Rule> {
             source: "API.md Lookups (account metadata by IBAN or alias; account title metadata for a till-code alias)",
             claims: &[NEAR_LOOKUP],
             summary: "every lookup (IBAN, mobile alias, till code) with its known value one slip away: never answered with the account the known value names",
-            faults: &[
-                Fault::TillAnyAccount,
-                Fault::LookupCacheIgnoresQuery,
-            ],
+            faults: &[Fault::TillAnyAccount, Fault::LookupCacheIgnoresQuery],
             judges: &[Subject::Param(|op, p| {
                 on::lookup(op, p) && op.effect == crate::contract::Effect::Read
             })],
@@ -132,7 +138,12 @@ pub fn rules() -> Vec<Rule> {
             id: "near.positions",
             level: Level::Required,
             source: "API.md Limits (page size default 30, maximum 100); Access keys (offset at least 0); QR codes (offset: QR codes skipped before the result set); Errors (400 for invalid request parameters)",
-            claims: &[FAR_POSITION, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS],
+            claims: &[
+                FAR_POSITION,
+                super::paging::ROWS_ANSWERED,
+                super::paging::SAME_RECORD,
+                super::paging::COUNT_MEANS,
+            ],
             summary: "every list's page size, and every offset list's offset, given a small number plus 2^31, 2^32, 2^53, 2^63 or 2^64: an offset that far is past the end (an empty page), a page size that large is the largest page, or a 400; never the page of the small number",
             faults: &[
                 Fault::NoLimitCap,
@@ -209,11 +220,7 @@ fn key(c: &Check<'_>) -> Outcome {
         })
         .collect();
     let results = c.map(&cases, |(op, request, miss)| {
-        let e = c.send(
-            request
-                .clone()
-                .auth(Auth::Secret(miss.value.clone())),
-        );
+        let e = c.send(request.clone().auth(Auth::Secret(miss.value.clone())));
         match super::auth::unauthorized_why(&e) {
             None => Ok(()),
             Some(why) => Err(c.fail(
@@ -250,10 +257,7 @@ fn known_ids(c: &Check<'_>, op: &Op, n: usize) -> Vec<String> {
 
 fn path_ids(c: &Check<'_>) -> Outcome {
     let mut cases: Vec<(&'static Op, String, NearMiss)> = Vec::new();
-    for op in OPS
-        .iter()
-        .filter(|o| o.path_id.is_some() && !o.is_write())
-    {
+    for op in OPS.iter().filter(|o| o.path_id.is_some() && !o.is_write()) {
         let known = known_ids(c, op, per_place(c));
         let mut pick = Picker::new(c.ctx.options.seed, &format!("near {}", op.name));
         for id in &known {
@@ -324,8 +328,7 @@ fn filters(c: &Check<'_>) -> Outcome {
     // miss of a value at once: the literal values keep the rows any of
     // them keeps. Only a failing case is asked again value by value, to
     // name the slip.
-    let mut cases: Vec<(&ListModel, &'static crate::contract::Param, Vec<NearMiss>)> =
-        Vec::new();
+    let mut cases: Vec<(&ListModel, &'static crate::contract::Param, Vec<NearMiss>)> = Vec::new();
     for list in super::filters::filterable(c) {
         let mut pick = Picker::new(c.ctx.options.seed, &format!("near {}", list.source.label));
         for param in list.read_filters() {
@@ -371,7 +374,8 @@ fn filters(c: &Check<'_>) -> Outcome {
             ))]
         };
         let together = ask(misses);
-        let failed = |rs: &[Result<(), Finding>]| rs.iter().any(|r| matches!(r, Err(f) if !f.inconclusive));
+        let failed =
+            |rs: &[Result<(), Finding>]| rs.iter().any(|r| matches!(r, Err(f) if !f.inconclusive));
         if misses.len() < 2 || !failed(&together) {
             return together;
         }
@@ -545,7 +549,10 @@ fn positions(c: &Check<'_>) -> Outcome {
     let results = c.map(&cases, |(list, far)| position(c, list, far));
     let mut judge = Judge::default();
     for ((list, far), result) in cases.iter().zip(results) {
-        judge.at(Place::new(list.source.op.id, At::Param(far.param)), unless_refused(result));
+        judge.at(
+            Place::new(list.source.op.id, At::Param(far.param)),
+            unless_refused(result),
+        );
     }
     judge.outcome()
 }

@@ -91,8 +91,11 @@ fn and_more(first: String, more: usize) -> String {
 pub enum Cases {
     /// Successes (it judges what a success holds).
     Successes,
-    /// Every answer the server gave.
+    /// Every answer with content the server gave.
     Answers,
+    /// Every message the server sent, answers without content (to a
+    /// HEAD, a 304) included: it judges the message, not its content.
+    Messages,
 }
 
 /// The verdict of a rule that judges every answer: its violations over
@@ -105,7 +108,8 @@ pub fn from_log(c: &Check<'_>, counted: Cases) -> Outcome {
     let (violations, total) = log.of(c.rule);
     let cases = match counted {
         Cases::Successes => log.successes,
-        Cases::Answers => log.answered,
+        Cases::Answers => log.answered - log.bodiless,
+        Cases::Messages => log.answered,
     };
     drop(log);
     // A rule that judges every answer makes one claim (a test holds the

@@ -17,29 +17,29 @@ use crate::model::{ListModel, Picker};
 const OFFSET: Claim = Claim {
     holds: "a page at an offset is the list's rows from there (none past the end)",
     says: &[
-                "| offset | integer | QR codes skipped before the result set |",
-                "returns a paginated list of refunds",
-            ],
+        "| offset | integer | QR codes skipped before the result set |",
+        "returns a paginated list of refunds",
+    ],
 };
 const LIMIT: Claim = Claim {
     holds: "a page holds no more rows than asked, and the list's first rows",
     says: &[
-                "| page size | integer | 0 to 100 |",
-                "| page size (name not shown separately from the rule above) | integer | maximum QR codes returned |",
-            ],
+        "| page size | integer | 0 to 100 |",
+        "| page size (name not shown separately from the rule above) | integer | maximum QR codes returned |",
+    ],
 };
 const COUNT_STEADY: Claim = Claim {
     holds: "an offset list's count means one thing on every page of it",
     says: &[
-                "List operations return their records under a named key of `data` together with a `count`.",
-            ],
+        "List operations return their records under a named key of `data` together with a `count`.",
+    ],
 };
 const DIRECTION: Claim = Claim {
     holds: "ASC is the DESC order reversed; anything else is the DESC order",
     says: &[
-                "| sort direction | ASC or DESC |",
-                "| list sort direction | ASC or DESC, uppercase only; otherwise DESC |",
-            ],
+        "| sort direction | ASC or DESC |",
+        "| list sort direction | ASC or DESC, uppercase only; otherwise DESC |",
+    ],
 };
 
 pub fn rules() -> Vec<Rule> {
@@ -48,7 +48,12 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.pages",
             level: Level::Required,
             source: "API.md Access keys, QR codes (offset: records skipped before the result set); Merchants, Rail merchants, Webhooks, Refunds (paginated)",
-            claims: &[OFFSET, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS],
+            claims: &[
+                OFFSET,
+                super::paging::ROWS_ANSWERED,
+                super::paging::SAME_RECORD,
+                super::paging::COUNT_MEANS,
+            ],
             summary: "every offset list, at offsets 0, inside, the last row, the count and beyond, is exactly the list's slice there (empty past the end), every record as the list shows it",
             faults: &[
                 Fault::OffsetIgnored,
@@ -65,7 +70,12 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.limit",
             level: Level::Required,
             source: "API.md Access keys (page size 0 to 100); QR codes (maximum QR codes returned)",
-            claims: &[LIMIT, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS],
+            claims: &[
+                LIMIT,
+                super::paging::ROWS_ANSWERED,
+                super::paging::SAME_RECORD,
+                super::paging::COUNT_MEANS,
+            ],
             summary: "page sizes 1, small, none, 100 and above: never more rows than asked, exactly the list's first rows (a server may cap a page, refuse a size above its maximum, or give its default without one)",
             faults: &[Fault::OffsetLimitIgnored, Fault::HugeNumber500],
             judges: &[Subject::Param(on::offset_limit)],
@@ -75,7 +85,11 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.count",
             level: Level::Required,
             source: "API.md typing rule 5 and each offset list (count); its meaning is not shown, so it must mean one thing",
-            claims: &[COUNT_STEADY, super::paging::ROWS_ANSWERED, super::paging::COUNT_MEANS],
+            claims: &[
+                COUNT_STEADY,
+                super::paging::ROWS_ANSWERED,
+                super::paging::COUNT_MEANS,
+            ],
             summary: "an offset list's count means one thing on every page of it (the rows matching, the whole list, or the page): it does not drift on later pages",
             faults: &[Fault::LaterPagesCountDrift],
             judges: &[Subject::Said(Said::Counts)],
@@ -85,7 +99,12 @@ pub fn rules() -> Vec<Rule> {
             id: "offset.direction",
             level: Level::Required,
             source: "API.md Refunds (sort direction ASC or DESC); Limits (list sort direction: ASC or DESC, uppercase only; otherwise DESC)",
-            claims: &[DIRECTION, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS],
+            claims: &[
+                DIRECTION,
+                super::paging::ROWS_ANSWERED,
+                super::paging::SAME_RECORD,
+                super::paging::COUNT_MEANS,
+            ],
             summary: "an offset list with a direction: ASC is its DESC order reversed; lowercase, empty, garbage or no direction gives the DESC order",
             faults: &[Fault::RefundDirectionLowercase, Fault::LowercaseAsc],
             judges: &[Subject::Param(on::offset_direction)],

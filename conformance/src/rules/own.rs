@@ -21,10 +21,10 @@ use crate::model::{ListModel, Picker};
 const OWN_ANSWER: Claim = Claim {
     holds: "the second of two requests that differ in one parameter is answered as its own request",
     says: &[
-            "List operations return their records under a named key of `data` together with a `count`.",
-            "account metadata by IBAN or alias.",
-            "account title metadata for a till-code alias.",
-        ],
+        "List operations return their records under a named key of `data` together with a `count`.",
+        "account metadata by IBAN or alias.",
+        "account title metadata for a till-code alias.",
+    ],
 };
 
 pub fn rules() -> Vec<Rule> {
@@ -32,7 +32,16 @@ pub fn rules() -> Vec<Rule> {
         id: "own.back-to-back",
         level: Level::Required,
         source: "API.md Conventions 5 (list operations return their records); Lookups (account metadata by IBAN or alias); Path parameters",
-        claims: &[OWN_ANSWER, super::paging::ROWS_ANSWERED, super::paging::SAME_RECORD, super::paging::COUNT_MEANS, super::paging::CURSOR_PAGES, super::paging::CURSOR_COUNTS, super::ids::ANSWERS_FOR_ID, super::envelope::VALID_REQUEST_SUCCEEDS],
+        claims: &[
+            OWN_ANSWER,
+            super::paging::ROWS_ANSWERED,
+            super::paging::SAME_RECORD,
+            super::paging::COUNT_MEANS,
+            super::paging::CURSOR_PAGES,
+            super::paging::CURSOR_COUNTS,
+            super::ids::ANSWERS_FOR_ID,
+            super::envelope::VALID_REQUEST_SUCCEEDS,
+        ],
         summary: "every parameter a list reads (page size, offset, each filter, its parts, a cursor list's direction), every lookup value and every id of a read's path: two requests that differ there alone, one right after the other, and the second answered as its own request (exactly the model's rows, the account its value names, the record its id names)",
         faults: &[
             Fault::ShortBatchToken,
@@ -249,9 +258,10 @@ fn lookup_pairs<'a>(c: &Check<'a>, out: &mut Vec<Pair<'a>>) {
 }
 
 fn record_pairs<'a>(c: &Check<'a>, out: &mut Vec<Pair<'a>>) {
-    for op in OPS.iter().filter(|o| {
-        o.effect == Effect::Read && o.path_id.is_some_and(|p| p.answers_for.is_some())
-    }) {
+    for op in OPS
+        .iter()
+        .filter(|o| o.effect == Effect::Read && o.path_id.is_some_and(|p| p.answers_for.is_some()))
+    {
         let known: Vec<String> = c
             .ctx
             .samples(op.id)
@@ -301,7 +311,11 @@ fn back_to_back(c: &Check<'_>) -> Outcome {
 fn judge_second(c: &Check<'_>, pair: &Pair<'_>) -> Vec<Result<(), Finding>> {
     match &pair.judged {
         Second::Filtered(list, given) => {
-            vec![super::filters::judge_page(c, list, std::slice::from_ref(given))]
+            vec![super::filters::judge_page(
+                c,
+                list,
+                std::slice::from_ref(given),
+            )]
         }
         Second::Page(list, due) => {
             let got = read(c.send(pair.second.clone()), &list.source);

@@ -105,6 +105,7 @@ impl fmt::Debug for Run {
             Run::Check(_) => "Check",
             Run::EveryAnswer(_, Cases::Successes) => "EveryAnswer(successes)",
             Run::EveryAnswer(_, Cases::Answers) => "EveryAnswer(answers)",
+            Run::EveryAnswer(_, Cases::Messages) => "EveryAnswer(messages)",
             Run::EveryAnswerAnd(..) => "EveryAnswerAnd",
         })
     }
@@ -134,7 +135,8 @@ impl Rule {
     pub fn observer(&self) -> Option<Observer> {
         match self.run {
             Run::Check(_) => None,
-            Run::EveryAnswer(judge, _) | Run::EveryAnswerAnd(judge, _) => Some((self.id, judge)),
+            Run::EveryAnswer(judge, cases) => Some((self.id, judge, cases)),
+            Run::EveryAnswerAnd(judge, _) => Some((self.id, judge, Cases::Answers)),
         }
     }
 

@@ -9,9 +9,7 @@ use crate::contract::subject::{Subject, on};
 
 const CHARGES_200: Claim = Claim {
     holds: "the payment-charges operation succeeds with 200",
-    says: &[
-        "Success status code is stated only for the payment-charges operation (200)",
-    ],
+    says: &["Success status code is stated only for the payment-charges operation (200)"],
 };
 
 pub fn rules() -> Vec<Rule> {

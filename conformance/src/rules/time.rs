@@ -18,8 +18,8 @@ pub fn rules() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "a timestamp is an RFC 3339 UTC string",
                 says: &[
-                "Timestamps are RFC 3339 UTC strings; they carry seconds precision, and some carry fractional seconds.",
-            ],
+                    "Timestamps are RFC 3339 UTC strings; they carry seconds precision, and some carry fractional seconds.",
+                ],
             }],
             summary: "timestamps are RFC 3339 UTC strings, in every record of every answer",
             faults: &[Fault::OffsetTimestamps, Fault::UnlinkedMerchantBadTimestamp],

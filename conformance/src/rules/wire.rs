@@ -43,12 +43,15 @@ pub fn rules() -> Vec<Rule> {
             id: "wire.cursor-bounds",
             level: Level::Observation,
             source: "WIRE.md Cursor pagination (next_cursor is the last row's id; the next page follows it)",
-            claims: &[Claim {
-                holds: "a page after a cursor holds only ids beyond it",
-                says: &[
-                "The reference's examples show `next_cursor` equal to the `id` of the last row returned",
+            claims: &[
+                Claim {
+                    holds: "a page after a cursor holds only ids beyond it",
+                    says: &[
+                        "The reference's examples show `next_cursor` equal to the `id` of the last row returned",
+                    ],
+                },
+                super::paging::ROWS_ANSWERED,
             ],
-            }, super::paging::ROWS_ANSWERED],
             summary: "generated cursors (real ids, their neighbours, random numbers): a page holds only ids beyond the cursor",
             faults: &[Fault::CursorInclusive],
             judges: &[],
@@ -91,8 +94,8 @@ pub fn rules() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "an export request without its required fields gets 400",
                 says: &[
-                "A missing required field or an unknown batch gets 400 error.bad_request (bare form).",
-            ],
+                    "A missing required field or an unknown batch gets 400 error.bad_request (bare form).",
+                ],
             }],
             summary: "an export request without its required fields gets 400",
             faults: &[
@@ -110,8 +113,8 @@ pub fn rules() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "a new export is REPORT_STATUS_SEEDED, attempts 1, finished_at null",
                 says: &[
-                "Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null). Other values and transitions: not shown.",
-            ],
+                    "Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null). Other values and transitions: not shown.",
+                ],
             }],
             summary: "a new export is in the state API.md observed: REPORT_STATUS_SEEDED, attempts 1, finished_at null",
             faults: &[
@@ -140,11 +143,11 @@ fn answers() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "a title fetch by an alias's till code answers with its rail merchant's holder name, dba and mcc",
                 says: &[
-                "account title metadata for a till-code alias.",
-                "| name | string | account holder name |",
-                "| dba | string | may be empty |",
-                "| merchant_id | string | rail merchant (mer_) |",
-            ],
+                    "account title metadata for a till-code alias.",
+                    "| name | string | account holder name |",
+                    "| dba | string | may be empty |",
+                    "| merchant_id | string | rail merchant (mer_) |",
+                ],
             }],
             summary: "a title fetch by the till code of the alias read answers with the holder name, dba and mcc of the alias's rail merchant. An observation: API.md ties the answer to the alias only through these fields, and they may legally differ (an account's holder is not said to be the merchant, and dba and mcc \"may be empty\"), so with the one alias a tester knows, another alias's account cannot be told from this one's",
             faults: &[
@@ -194,9 +197,7 @@ fn answers() -> Vec<Rule> {
             source: "common practice (JSON bodies labelled application/json)",
             claims: &[Claim {
                 holds: "a response is labelled Content-Type: application/json",
-                says: &[
-                "RFC 8259 section 11: The media type for JSON text is application/json.",
-            ],
+                says: &["RFC 8259 section 11: The media type for JSON text is application/json."],
             }],
             summary: "every response is labelled Content-Type: application/json",
             faults: &[
@@ -227,8 +228,8 @@ fn answers() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "a payout has the reference's shape",
                 says: &[
-                "`only_settlement_txns=true` returns payouts in `settlement_transactions` (reference element: id, token with prefix `stxn_`",
-            ],
+                    "`only_settlement_txns=true` returns payouts in `settlement_transactions` (reference element: id, token with prefix `stxn_`",
+                ],
             }],
             summary: "payouts carry stxn_ tokens, sb_ batch tokens, paisa amounts and acct_ accounts, and the client decodes them",
             faults: &[Fault::PayoutPrefix],
@@ -250,9 +251,9 @@ fn names_read() -> Vec<Rule> {
             claims: &[Claim {
                 holds: "a list reads WIRE.md's paging names",
                 says: &[
-                "a parameter given only by its purpose has a wire name that is not shown.",
-                "the pagination parameters are not shown",
-            ],
+                    "a parameter given only by its purpose has a wire name that is not shown.",
+                    "the pagination parameters are not shown",
+                ],
             }],
             summary: "a list whose paging parameters API.md gives by purpose only reads WIRE.md's names: an offset list `limit` and `offset`, a cursor list `cursor`, `limit` and `direction`; one that shows it does not read a name names it otherwise, and the rules that need it do not apply to that list",
             faults: &[Fault::PagingUnread],
@@ -317,11 +318,18 @@ fn lookup_names(c: &Check<'_>) -> Outcome {
     if asked.is_empty() {
         return Outcome::skipped("no lookup was asked: pass --iban, --mobile or --till-code");
     }
-    let refused: Vec<_> = c.ctx.lookups_refused().map(|s| (s.op, &s.exchange)).collect();
+    let refused: Vec<_> = c
+        .ctx
+        .lookups_refused()
+        .map(|s| (s.op, &s.exchange))
+        .collect();
     let mut judge = Judge::default();
     for s in asked {
         judge.case();
-        if let Some((op, e)) = refused.iter().find(|(_, e)| e.request == s.exchange.request) {
+        if let Some((op, e)) = refused
+            .iter()
+            .find(|(_, e)| e.request == s.exchange.request)
+        {
             judge.fail(c.fail(
                 c.main_claim(),
                 e,
@@ -467,7 +475,11 @@ fn revokes_old(c: &Check<'_>) -> Outcome {
     // A real credential: sent, never shown.
     let e = c.send(Request::to(OpId::Ledger).auth(Auth::Secret(old.clone())));
     judge.check(e.status() == Some(401), || {
-        c.fail(c.main_claim(), &e, "the old secret still works after rotation")
+        c.fail(
+            c.main_claim(),
+            &e,
+            "the old secret still works after rotation",
+        )
     });
     judge.outcome()
 }
@@ -563,7 +575,9 @@ fn unknown_id_404(c: &Check<'_>) -> Outcome {
                 e.status().map_or("nothing".to_owned(), |s| s.to_string())
             ))
         };
-        judge.check(why.is_none(), || c.fail(c.main_claim(), &e, why.unwrap_or_default()));
+        judge.check(why.is_none(), || {
+            c.fail(c.main_claim(), &e, why.unwrap_or_default())
+        });
     }
     judge.outcome()
 }
@@ -646,10 +660,18 @@ fn paging_names(c: &Check<'_>) -> Outcome {
         .lists
         .iter()
         .filter(|l| l.usable().is_ok() && seen.insert(l.source.label.clone()))
-        .filter(|l| l.source.op.params.iter().any(|p| on::paging_named_by_wire(l.source.op, p)))
+        .filter(|l| {
+            l.source
+                .op
+                .params
+                .iter()
+                .any(|p| on::paging_named_by_wire(l.source.op, p))
+        })
         .collect();
     if lists.is_empty() {
-        return Outcome::skipped("no list whose paging names API.md gives by purpose only could be read");
+        return Outcome::skipped(
+            "no list whose paging names API.md gives by purpose only could be read",
+        );
     }
     let mut judge = Judge::default();
     for list in lists {
@@ -682,7 +704,12 @@ fn filter_names(c: &Check<'_>) -> Outcome {
         .lists
         .iter()
         .filter(|l| l.source.base.is_empty() && l.usable().is_ok())
-        .filter(|l| l.source.op.filters().any(|p| on::filter_named_by_wire(l.source.op, p)))
+        .filter(|l| {
+            l.source
+                .op
+                .filters()
+                .any(|p| on::filter_named_by_wire(l.source.op, p))
+        })
         .collect();
     if lists.is_empty() {
         return Outcome::skipped("no list with filters could be read");
@@ -698,7 +725,10 @@ fn filter_names(c: &Check<'_>) -> Outcome {
                 c.fail(
                     c.main_claim(),
                     &n.evidence,
-                    format!("{} reads one value of a filter at most: {}", list.source.label, n.seen),
+                    format!(
+                        "{} reads one value of a filter at most: {}",
+                        list.source.label, n.seen
+                    ),
                 )
             });
         }
@@ -764,7 +794,9 @@ fn title_fetch_owner(c: &Check<'_>) -> Outcome {
         });
     }
     if judge.cases == 0 {
-        return Outcome::skipped("neither the answer nor the alias's merchant gives a field to compare");
+        return Outcome::skipped(
+            "neither the answer nor the alias's merchant gives a field to compare",
+        );
     }
     judge.outcome()
 }

@@ -19,10 +19,10 @@ use crate::model::Picker;
 const NAMED_TARGET: Claim = Claim {
     holds: "a write naming a record one slip from a known one is refused, or carried out on the very value named",
     says: &[
-            "| settlement_batch_id | string | batch token to export |",
-            "| merchant_id | string | optional; rail merchant (mer_) for kind REPORT_KIND_MERCHANT; empty for REPORT_KIND_BATCH |",
-            "Rotates the key and returns `data`: AccessKey with the new secret.",
-        ],
+        "| settlement_batch_id | string | batch token to export |",
+        "| merchant_id | string | optional; rail merchant (mer_) for kind REPORT_KIND_MERCHANT; empty for REPORT_KIND_BATCH |",
+        "Rotates the key and returns `data`: AccessKey with the new secret.",
+    ],
 };
 
 pub fn rules() -> Vec<Rule> {
@@ -112,7 +112,10 @@ fn cases(c: &Check<'_>) -> Vec<Case> {
                 };
                 let mut named: Vec<(&'static [&'static str], String)> = Vec::new();
                 for (name, path) in [
-                    ("settlement_batch_id", &["report_export", "settlement_batch_id"][..]),
+                    (
+                        "settlement_batch_id",
+                        &["report_export", "settlement_batch_id"][..],
+                    ),
                     ("merchant_id", &["report_export", "merchant_id"][..]),
                 ] {
                     if let Some(v) = body[name].as_str() {
@@ -123,7 +126,12 @@ fn cases(c: &Check<'_>) -> Vec<Case> {
                     place: Place::new(op.id, At::Body(field.name)),
                     request: Request::of(op, None).json(body.to_string()),
                     named,
-                    what: format!("{} naming {} {value} {}", op.name, field.name, slip.describe()),
+                    what: format!(
+                        "{} naming {} {value} {}",
+                        op.name,
+                        field.name,
+                        slip.describe()
+                    ),
                 });
             }
         }

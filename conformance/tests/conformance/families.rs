@@ -71,6 +71,10 @@ const CAUGHT: &[(&str, Fault)] = &[
     ("near.positions", Fault::OffsetTruncated32),
     ("own.back-to-back", Fault::LookupCacheIgnoresQuery),
     ("writes.named-target", Fault::UnknownTargetActs),
+    ("requests.head", Fault::HeadWithBody),
+    ("requests.http10", Fault::ContinueToHttp10),
+    ("requests.close", Fault::CloseIgnored),
+    ("requests.pipelined", Fault::PipelineDropsSecond),
 ];
 
 /// A legal choice at each family's edge: a server refusing what a near
@@ -86,6 +90,12 @@ const EDGES: &[(&str, Legal)] = &[
     ("near.positions", Legal::LimitAboveMax400),
     ("own.back-to-back", Legal::OffsetMax7),
     ("writes.named-target", Legal::Export202),
+    ("requests.http10", Legal::Http10Refused),
+    ("requests.close", Legal::RequestCap),
+    ("requests.pipelined", Legal::RequestCap),
+    ("requests.pipelined", Legal::IdleClose),
+    ("requests.head", Legal::Etags),
+    ("requests.conditional", Legal::Etags),
 ];
 
 /// The places where `id` failed in `report`.

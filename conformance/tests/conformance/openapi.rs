@@ -208,6 +208,11 @@ fn fits(config: MockConfig, extra: &[&str]) {
         let Some((template, _)) = operation(&doc, &s.method, &s.target) else {
             continue;
         };
+        // A 505 refuses the request's HTTP version (requests.http10 sends
+        // HTTP/1.0), below what an operation's document describes.
+        if s.status == 505 {
+            continue;
+        }
         checked += 1;
         operations.insert(format!("{} {template}", s.method));
         statuses.insert(s.status);
