@@ -52,12 +52,13 @@ pub(crate) struct App {
     pub(crate) batch_rows: Option<Vec<Box<RawValue>>>,
     /// The last answers, with `MockConfig::journal`.
     journal: Option<Mutex<Journal>>,
-    /// Lookup answers kept for a while under the
-    /// `lookup-cache-ignores-query` fault: key, when kept, answer.
+    /// Answers kept for a while under the `lookup-cache-ignores-query` and
+    /// `rail-merchant-list-cache` faults: key, when kept, answer.
     kept: Mutex<Vec<(String, Instant, Reply)>>,
 }
 
-/// How long a kept lookup answer is served again.
+/// How long a kept answer (a lookup's, the rail-merchant list's) is
+/// served again.
 const KEPT_FOR: Duration = Duration::from_secs(5);
 
 /// The last answers, up to a capacity.
@@ -427,12 +428,16 @@ impl App {
         query
     }
 
-    /// The key a lookup's answer is kept under, when answers are kept:
-    /// its path alone, under the `lookup-cache-ignores-query` fault.
+    /// The key an answer is kept under, when answers are kept: its path
+    /// alone, for the lookups under the `lookup-cache-ignores-query` fault
+    /// and for the rail-merchant list under `rail-merchant-list-cache`.
     fn kept_as(&self, op: Op) -> Option<String> {
-        (matches!(op, Op::AccountInfo | Op::TitleFetch)
-            && self.faults.has(Fault::LookupCacheIgnoresQuery))
-        .then(|| format!("{op:?}"))
+        let kept = match op {
+            Op::AccountInfo | Op::TitleFetch => self.faults.has(Fault::LookupCacheIgnoresQuery),
+            Op::RailMerchants => self.faults.has(Fault::RailMerchantListCache),
+            _ => false,
+        };
+        kept.then(|| format!("{op:?}"))
     }
 
     /// The answer kept under `key`, while it is fresh.

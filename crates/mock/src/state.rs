@@ -1,11 +1,13 @@
 //! What changes at run time: access keys, the count of report exports,
-//! and the step of live data. All of it is bounded: a server shared by a
-//! team's CI for months does not grow.
+//! and the step of live data; under the state faults (`reads-write`,
+//! `export-upsert`, `export-body-pooled`) the records they save. All of it
+//! is bounded: a server shared by a team's CI for months does not grow.
 
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use aggpay::AccessKeyId;
+use aggpay::{AccessKeyId, ReportKind};
+use jiff::{SignedDuration, Timestamp};
 
 use crate::wire::{AccessKey, ReportExport};
 
@@ -34,6 +36,36 @@ pub(crate) struct State {
     exported: RwLock<std::collections::BTreeMap<u64, i64>>,
     rotations: AtomicU64,
     tick: AtomicU64,
+    /// The updated_at the `reads-write` fault saved: of aliases (by
+    /// index, at most one per alias) and of the aggregator.
+    stamps: RwLock<Stamps>,
+    /// The exports kept by scope for `export-upsert`, oldest first.
+    upserts: RwLock<std::collections::VecDeque<(ExportScope, ReportExport)>>,
+    /// The pooled export body of `export-body-pooled`.
+    pool: RwLock<ExportPool>,
+}
+
+/// The records `reads-write` saved.
+#[derive(Debug, Default)]
+struct Stamps {
+    aliases: std::collections::BTreeMap<u64, Timestamp>,
+    aggregator: Option<Timestamp>,
+}
+
+/// What makes two report exports one under `export-upsert`: kind, batch
+/// (its index) and merchant id.
+pub(crate) type ExportScope = (ReportKind, u64, String);
+
+/// Exports kept by scope for `export-upsert`.
+const UPSERTS_KEPT: usize = 1_024;
+
+/// The members of a report export body as the `export-body-pooled` fault
+/// keeps them: the last value each was given (a string), never reset.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct ExportPool {
+    pub(crate) settlement_batch_id: Option<String>,
+    pub(crate) kind: Option<String>,
+    pub(crate) merchant_id: Option<String>,
 }
 
 /// Lock poisoning only follows a panic in a handler; the state itself is
@@ -65,6 +97,9 @@ impl State {
             exported: RwLock::default(),
             rotations: AtomicU64::new(0),
             tick: AtomicU64::new(0),
+            stamps: RwLock::default(),
+            upserts: RwLock::default(),
+            pool: RwLock::default(),
         }
     }
 
@@ -183,4 +218,83 @@ impl State {
     pub(crate) fn advance(&self, steps: u64) -> u64 {
         self.tick.fetch_add(steps, Ordering::SeqCst) + steps
     }
+
+    /// Saves alias `index` as read now (`reads-write`): its new updated_at,
+    /// the time of the read, and at least a second after the last one
+    /// (`seeded`, the dataset's, before the first).
+    pub(crate) fn stamp_alias(&self, index: u64, seeded: Timestamp) -> Timestamp {
+        let mut stamps = write(&self.stamps);
+        let last = stamps.aliases.get(&index).copied().unwrap_or(seeded);
+        let stamp = next_stamp(last);
+        stamps.aliases.insert(index, stamp);
+        stamp
+    }
+
+    /// Saves the aggregator (`reads-write`, at a ledger read): its new
+    /// updated_at, as [`State::stamp_alias`].
+    pub(crate) fn stamp_aggregator(&self, seeded: Timestamp) -> Timestamp {
+        let mut stamps = write(&self.stamps);
+        let stamp = next_stamp(stamps.aggregator.unwrap_or(seeded));
+        stamps.aggregator = Some(stamp);
+        stamp
+    }
+
+    /// The aggregator's updated_at as `reads-write` saved it, if it did.
+    pub(crate) fn aggregator_stamp(&self) -> Option<Timestamp> {
+        read(&self.stamps).aggregator
+    }
+
+    /// The export kept for `scope` (`export-upsert`), its attempts raised
+    /// by one; or, when there is none, the export `make` builds, kept.
+    pub(crate) fn upsert_export(
+        &self,
+        scope: ExportScope,
+        make: impl FnOnce() -> ReportExport,
+    ) -> ReportExport {
+        let mut upserts = write(&self.upserts);
+        if let Some((_, kept)) = upserts.iter_mut().find(|(s, _)| *s == scope) {
+            kept.attempts += 1;
+            return kept.clone();
+        }
+        let export = make();
+        if upserts.len() == UPSERTS_KEPT {
+            upserts.pop_front();
+        }
+        upserts.push_back((scope, export.clone()));
+        export
+    }
+
+    /// Decodes body members into the pooled export body
+    /// (`export-body-pooled`): each member given is kept, and the pool
+    /// answers with every member's last value.
+    pub(crate) fn pool_export(&self, given: ExportPool) -> ExportPool {
+        let mut pool = write(&self.pool);
+        let ExportPool {
+            settlement_batch_id,
+            kind,
+            merchant_id,
+        } = given;
+        if settlement_batch_id.is_some() {
+            pool.settlement_batch_id = settlement_batch_id;
+        }
+        if kind.is_some() {
+            pool.kind = kind;
+        }
+        if merchant_id.is_some() {
+            pool.merchant_id = merchant_id;
+        }
+        pool.clone()
+    }
+}
+
+/// The updated_at a read saves under `reads-write`: now (to the
+/// millisecond, as the dataset's timestamps), and at least a second after
+/// `last`, so that two reads within one second differ too.
+fn next_stamp(last: Timestamp) -> Timestamp {
+    let now = Timestamp::now();
+    let now = Timestamp::from_millisecond(now.as_millisecond()).unwrap_or(now);
+    let after = last
+        .checked_add(SignedDuration::from_secs(1))
+        .unwrap_or(last);
+    now.max(after)
 }

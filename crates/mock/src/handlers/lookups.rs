@@ -81,9 +81,19 @@ impl App {
     pub(crate) fn alias(&self, id: &str) -> Result<Reply, Invalid> {
         let id = AliasId::parse(id).map_err(|e| e.to_string())?;
         Ok(match self.data.alias_index(id.as_str()) {
-            Some(i) => reply::ok(&self.data.alias(i)),
-            None if self.faults.has(Fault::UnknownAliasFound) => reply::ok(&self.data.alias(0)),
+            Some(i) => reply::ok(&self.alias_as_read(i)),
+            None if self.faults.has(Fault::UnknownAliasFound) => reply::ok(&self.alias_as_read(0)),
             None => reply::not_found(),
         })
+    }
+
+    /// Alias `index` as a read answers it: as the dataset has it, or under
+    /// `reads-write` saved by the read, its updated_at the read's time.
+    fn alias_as_read(&self, index: u64) -> crate::wire::Alias {
+        let mut alias = self.data.alias(index);
+        if self.faults.has(Fault::ReadsWrite) {
+            alias.updated_at = self.state.stamp_alias(index, alias.updated_at);
+        }
+        alias
     }
 }

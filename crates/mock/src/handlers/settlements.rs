@@ -13,6 +13,7 @@ use crate::legal::Legal;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
 use crate::router::App;
+use crate::state::ExportPool;
 use crate::synth::Rng;
 use crate::wire::{
     BatchList, BatchTransactions, CursorCount, ReportExport, ReportExportCreated, StringCount,
@@ -238,11 +239,27 @@ impl App {
         if self.legal.has(Legal::WrittenFieldsChange) {
             self.state.exported(batch);
         }
+        let export = if self.faults.has(Fault::ExportUpsert) {
+            // An upsert on the scope: an earlier export of it is answered
+            // again, its attempts raised.
+            let scope = (kind.clone(), batch, merchant_id.clone());
+            self.state
+                .upsert_export(scope, || self.new_export(batch, kind, merchant_id))
+        } else {
+            self.new_export(batch, kind, merchant_id)
+        };
+        Ok(reply::ok(&ReportExportCreated {
+            report_export: export,
+        }))
+    }
+
+    /// A new report export of batch `batch` (its index).
+    fn new_export(&self, batch: u64, kind: ReportKind, merchant_id: String) -> ReportExport {
         let data = &self.data;
         let pending = self.legal.has(Legal::ExportPending);
         // Produced at once: a synchronous server's new export.
         let produced = self.legal.has(Legal::ExportProduced);
-        let export = self.state.add_export(|number| {
+        self.state.add_export(|number| {
             let now = jiff::Timestamp::now();
             let mut rng = Rng::new(data.seed, "export", number);
             ReportExport {
@@ -251,7 +268,7 @@ impl App {
                     rng.token("rpt_", 16),
                 )),
                 settlement_batch_id: data.batch_token(batch),
-                merchant_id: merchant_id.map(|m| m.into_string()).unwrap_or_default(),
+                merchant_id,
                 kind,
                 status: if produced {
                     ReportStatus::Succeeded
@@ -276,18 +293,13 @@ impl App {
                 partner_id: PartnerId::clone(&data.partner_id),
                 version: 1,
             }
-        });
-        Ok(reply::ok(&ReportExportCreated {
-            report_export: export,
-        }))
+        })
     }
 
     /// What an export request asks for: the batch (its index), the kind,
-    /// the merchant; or why it is refused.
-    fn export_request(
-        &self,
-        body: &[u8],
-    ) -> Result<(u64, ReportKind, Option<RailMerchantId>), Invalid> {
+    /// the merchant id it answers (empty for a batch export); or why it is
+    /// refused.
+    fn export_request(&self, body: &[u8]) -> Result<(u64, ReportKind, String), Invalid> {
         let value: Value =
             serde_json::from_slice(body).map_err(|e| format!("body must be a JSON object: {e}"))?;
         let Value::Object(fields) = value else {
@@ -300,15 +312,38 @@ impl App {
                 Some(_) => Err(format!("`{name}` must be a string")),
             }
         };
+        // Under `export-body-pooled`, the body is decoded into the pool
+        // first: members absent from it keep the values an earlier export
+        // request gave them.
+        let pooled = if self.faults.has(Fault::ExportBodyPooled) {
+            Some(self.state.pool_export(ExportPool {
+                settlement_batch_id: text("settlement_batch_id")?.map(str::to_owned),
+                kind: text("kind")?.map(str::to_owned),
+                merchant_id: text("merchant_id")?.map(str::to_owned),
+            }))
+        } else {
+            None
+        };
+        let member = |name: &str| -> Result<Option<String>, Invalid> {
+            match &pooled {
+                Some(pool) => Ok(match name {
+                    "settlement_batch_id" => pool.settlement_batch_id.clone(),
+                    "kind" => pool.kind.clone(),
+                    _ => pool.merchant_id.clone(),
+                }),
+                None => Ok(text(name)?.map(str::to_owned)),
+            }
+        };
         let lax = self.faults.has(Fault::ExportAcceptsEmptyBody);
         let first = self.data.batch_token(0);
-        let batch_raw = match text("settlement_batch_id")? {
+        let batch_raw = member("settlement_batch_id")?;
+        let batch_raw = match batch_raw.as_deref() {
             Some(b) => b,
             None if lax => first.as_str(),
             None => return Err("`settlement_batch_id` is required".to_owned()),
         };
         let batch = self.export_batch(batch_raw)?;
-        let kind = match text("kind")? {
+        let kind = match member("kind")?.as_deref() {
             Some("REPORT_KIND_BATCH") => ReportKind::Batch,
             None if lax || self.legal.has(Legal::ExportKindOptional) => ReportKind::Batch,
             Some("REPORT_KIND_MERCHANT") => ReportKind::Merchant,
@@ -319,8 +354,20 @@ impl App {
                 ));
             }
         };
-        let merchant = self.export_merchant(&kind, text("merchant_id")?)?;
-        Ok((batch, kind, merchant))
+        // A batch export is checked against its own merchant_id: the
+        // pooled one it inherits is only answered.
+        let merchant_raw = member("merchant_id")?;
+        let checked = match kind {
+            ReportKind::Batch => text("merchant_id")?,
+            _ => merchant_raw.as_deref(),
+        };
+        let merchant = self.export_merchant(&kind, checked)?;
+        let answered = match (merchant, kind == ReportKind::Batch) {
+            (Some(m), _) => m.into_string(),
+            (None, true) => merchant_raw.unwrap_or_default(),
+            (None, false) => String::new(),
+        };
+        Ok((batch, kind, answered))
     }
 
     /// The index of the batch an export names (another one under the

@@ -14,6 +14,7 @@ mod live;
 mod offset;
 mod operations;
 mod robustness;
+mod state_faults;
 mod support;
 mod tls;
 mod wire_faults;
