@@ -49,11 +49,21 @@ thread_local! {
     static TURN: std::cell::Cell<Turn> = const { std::cell::Cell::new(Turn::Normal) };
 }
 
+/// This thread's turn as it was, given back when dropped: a rule that
+/// panics inside [`patient`] (the runner catches the panic and the thread
+/// goes on to the next rule) must not leave the thread's later rules in
+/// its turn.
+struct TurnBack(Turn);
+
+impl Drop for TurnBack {
+    fn drop(&mut self) {
+        TURN.with(|t| t.set(self.0));
+    }
+}
+
 fn with_turn<R>(turn: Turn, f: impl FnOnce() -> R) -> R {
-    let was = TURN.with(|t| t.replace(turn));
-    let out = f();
-    TURN.with(|t| t.set(was));
-    out
+    let _back = TurnBack(TURN.with(|t| t.replace(turn)));
+    f()
 }
 
 /// Runs `f` with this thread's requests urgent: each takes the next free
@@ -277,6 +287,16 @@ mod tests {
             |state| state.urgent > 0,
         );
         assert_eq!(order, ["urgent", "plain"]);
+    }
+
+    #[test]
+    fn a_panic_inside_a_turn_gives_the_thread_its_turn_back() {
+        let caught = std::panic::catch_unwind(|| patient(|| panic!("a rule's bug")));
+        assert!(caught.is_err());
+        assert_eq!(TURN.with(std::cell::Cell::get), Turn::Normal);
+        let caught = std::panic::catch_unwind(|| urgent(|| patient(|| panic!("nested"))));
+        assert!(caught.is_err());
+        assert_eq!(TURN.with(std::cell::Cell::get), Turn::Normal);
     }
 
     #[test]

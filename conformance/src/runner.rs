@@ -508,8 +508,9 @@ fn write_baseline(path: &std::path::Path, reports: &[RuleReport]) -> Result<(), 
     Baseline::of(known).write(path).map_err(Unusable)
 }
 
-/// The rules of [`Phase::Rules`] on the pool, then the exchange rules;
-/// reported in catalogue order as soon as every earlier rule is done.
+/// The rules of [`Phase::Alone`] one at a time, then those of
+/// [`Phase::Rules`] on the pool, then the exchange rules; reported in
+/// catalogue order as soon as every earlier rule is done.
 fn run_rules(
     ctx: &Ctx,
     rules: &[Rule],
@@ -529,6 +530,12 @@ fn run_rules(
     let mut done: Vec<Option<RuleReport>> = vec![None; rules.len()];
     let mut emitted = 0;
     let next = std::sync::atomic::AtomicUsize::new(0);
+    // What requests leave behind is judged before any other rule writes.
+    for (i, rule) in rules.iter().enumerate() {
+        if rule.phase() == Phase::Alone {
+            done[i] = Some(run_rule(ctx, rule, deadline, baseline));
+        }
+    }
     let (sender, receiver) = mpsc::channel::<(usize, RuleReport)>();
     let mut flush =
         |done: &mut Vec<Option<RuleReport>>, emitted: &mut usize| -> Result<(), Unusable> {
@@ -563,7 +570,7 @@ fn run_rules(
     })?;
     // The exchange rules judge every exchange made above.
     for (i, rule) in rules.iter().enumerate() {
-        if done[i].is_none() {
+        if done[i].is_none() && rule.phase() == Phase::Exchanges {
             done[i] = Some(run_rule(ctx, rule, deadline, baseline));
         }
     }

@@ -70,6 +70,10 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ExportSeededFinished,
                 Fault::ExportStorageKeyEarly,
                 Fault::EmptyStringNull,
+                // An upserted export's attempts, a pooled body's
+                // merchant_id on a batch export: state-bound statements.
+                Fault::ExportUpsert,
+                Fault::ExportBodyPooled,
             ],
             judges: &[Subject::Said(Said::RefundIdNull)],
             run: Run::EveryAnswer(state_bound, Cases::Successes),

@@ -32,7 +32,7 @@ pub(crate) mod claims {
 /// The families of properties: each of their rules sends its cases to
 /// every place of the contract table its subjects hold for, and reports
 /// where it did (`Outcome::places`).
-pub const FAMILIES_OF_PROPERTIES: &[&str] = &["near", "own", "writes", "requests"];
+pub const FAMILIES_OF_PROPERTIES: &[&str] = &["near", "own", "writes", "requests", "state"];
 
 mod rule;
 
@@ -63,6 +63,7 @@ mod offset;
 mod own;
 mod requests;
 mod scope;
+mod state;
 mod status;
 mod time;
 mod wire;
@@ -102,6 +103,7 @@ const FAMILIES: &[(&str, Family)] = &[
     ("headers", headers::rules),
     ("body", body::rules),
     ("message", message::rules),
+    ("state", state::rules),
     ("requests", requests::rules),
     ("wire", wire::rules),
 ];

@@ -31,6 +31,10 @@ impl Level {
 /// When a rule runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
+    /// Before every other rule, one at a time, with no other request in
+    /// flight: it judges what requests leave behind, which another rule's
+    /// write would blur.
+    Alone,
     /// With the other rules, in parallel.
     Rules,
     /// After every other rule: it judges every exchange of the run.
@@ -69,6 +73,9 @@ pub enum Run {
     /// It sends or reads what it needs and judges it, beside the
     /// other rules.
     Check(fn(&Check<'_>) -> Outcome),
+    /// As `Check`, but alone ([`Phase::Alone`]): what it judges is the
+    /// state requests leave behind.
+    Alone(fn(&Check<'_>) -> Outcome),
     /// It judges every answer of the run as it is made (`Some(why)`
     /// when broken), and is reported after every other rule; its cases
     /// are the answers it counts.
@@ -103,6 +110,7 @@ impl fmt::Debug for Run {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Run::Check(_) => "Check",
+            Run::Alone(_) => "Alone",
             Run::EveryAnswer(_, Cases::Successes) => "EveryAnswer(successes)",
             Run::EveryAnswer(_, Cases::Answers) => "EveryAnswer(answers)",
             Run::EveryAnswer(_, Cases::Messages) => "EveryAnswer(messages)",
@@ -127,6 +135,7 @@ impl Rule {
     pub fn phase(&self) -> Phase {
         match self.run {
             Run::Check(_) => Phase::Rules,
+            Run::Alone(_) => Phase::Alone,
             Run::EveryAnswer(..) | Run::EveryAnswerAnd(..) => Phase::Exchanges,
         }
     }
@@ -134,7 +143,7 @@ impl Rule {
     /// Its judge of every answer, for the HTTP layer.
     pub fn observer(&self) -> Option<Observer> {
         match self.run {
-            Run::Check(_) => None,
+            Run::Check(_) | Run::Alone(_) => None,
             Run::EveryAnswer(judge, cases) => Some((self.id, judge, cases)),
             Run::EveryAnswerAnd(judge, _) => Some((self.id, judge, Cases::Answers)),
         }
@@ -160,7 +169,7 @@ impl Rule {
     /// Judges, in the run's context.
     pub fn judge(&self, c: &Check<'_>) -> Outcome {
         match self.run {
-            Run::Check(check) | Run::EveryAnswerAnd(_, check) => check(c),
+            Run::Check(check) | Run::Alone(check) | Run::EveryAnswerAnd(_, check) => check(c),
             Run::EveryAnswer(_, cases) => observe::from_log(c, cases),
         }
     }

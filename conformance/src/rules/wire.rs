@@ -256,7 +256,9 @@ fn names_read() -> Vec<Rule> {
                 ],
             }],
             summary: "a list whose paging parameters API.md gives by purpose only reads WIRE.md's names: an offset list `limit` and `offset`, a cursor list `cursor`, `limit` and `direction`; one that shows it does not read a name names it otherwise, and the rules that need it do not apply to that list",
-            faults: &[Fault::PagingUnread],
+            // A list whose every answer is kept for a while, whatever its
+            // query, reads no name as far as any answer shows.
+            faults: &[Fault::PagingUnread, Fault::RailMerchantListCache],
             judges: &[Subject::Param(on::paging_named_by_wire)],
             run: Run::Check(paging_names),
         },
@@ -280,6 +282,7 @@ fn names_read() -> Vec<Rule> {
                 Fault::KeysActiveFilterIgnored,
                 Fault::MerchantsEnabledFilterIgnored,
                 Fault::RailStatusFilterIgnored,
+                Fault::RailMerchantListCache,
             ],
             judges: &[Subject::Param(on::filter_named_by_wire)],
             run: Run::Check(filter_names),

@@ -137,7 +137,10 @@ fn a_rotation_whose_answer_was_lost_once_is_judged_by_its_next_answer() {
     // The sampling's one rotation alone: the random sequences rotate too,
     // and requests.write-bodies sends a rotation in forms (a chunked
     // body, Expect: 100-continue) this relay does not speak.
-    args.extend(["--skip".to_owned(), "explore.*,requests.write-bodies".to_owned()]);
+    args.extend([
+        "--skip".to_owned(),
+        "explore.*,requests.write-bodies".to_owned(),
+    ]);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let (code, out, err) = harness(&refs);
     let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
