@@ -126,6 +126,7 @@ faults! {
     ExportFinishedEarly = "export-finished-early" [Body]: "a new report export finished before it started",
     RotateSameSecret = "rotate-same-secret" [Behaviour]: "rotation returns the old secret",
     Success201 = "success-201" [Wire]: "success answers 201 instead of 200 (an observation)",
+    BadRequest422 = "bad-request-422" [Wire]: "error.bad_request is answered 422 instead of 400, on every operation (an observation: API.md's table lists 400, and says the numbers are not shown)",
     ContentTypeText = "content-type-text" [Wire]: "success bodies are labelled text/plain",
     NegativeLimitAccepted = "negative-limit-accepted" [Behaviour]: "a negative limit is served instead of refused (an observation)",
     RotateKeepsOldSecret = "rotate-keeps-old-secret" [Behaviour]: "a rotated key's old secret keeps working (an observation)",
@@ -208,7 +209,7 @@ faults! {
     ParamsBeforeKey = "params-before-key" [Behaviour]: "the batch list, the batch transactions and the key list check query parameters (and the batch token) before the key: a request without a valid key but with a bad parameter gets 400 instead of 401",
     ReadsWrite = "reads-write" [Behaviour]: "reads that write: an alias read (GET /alias/{alias-id}) saves the alias, stamping its updated_at with the time of the read (one second after the last stamp at least, so every read moves it), and the ledger read (GET /ledger/accounts) saves the aggregator, moving the aggregator record's updated_at the same way; nothing else of either record, nor any other answer, changes",
     ExportUpsert = "export-upsert" [Behaviour]: "a report export (POST /settlements/report-exports) of the scope of an earlier one (same kind, settlement_batch_id and merchant_id), at either kind, answers the earlier export again (same id and token) with its attempts raised by one instead of creating a new one: an upsert on the scope",
-    ExportBodyPooled = "export-body-pooled" [Behaviour]: "report export bodies are decoded into one pooled struct never reset: a member absent from a body (merchant_id, settlement_batch_id, kind) keeps the value the previous export request gave it, so a REPORT_KIND_BATCH export without merchant_id after a merchant export answers that merchant_id, and one without settlement_batch_id gets the earlier batch",
+    ExportBodyPooled = "export-body-pooled" [Behaviour]: "report export bodies are decoded into a struct pooled per connection, never reset: a member absent from a body (merchant_id, settlement_batch_id, kind) keeps the value the previous export request on the connection gave it, so a REPORT_KIND_BATCH export without merchant_id after a merchant export answers that merchant_id, and one without settlement_batch_id gets the earlier batch",
     RailMerchantListCache = "rail-merchant-list-cache" [Behaviour]: "the rail-merchant list (GET /rail-merchants) keeps its last answer for 5 s, keyed on the path without the query: another status or name filter, limit or offset gets the previous answer",
 }
 

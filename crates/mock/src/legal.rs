@@ -89,6 +89,9 @@ legal! {
     UnknownAggregator404 = "unknown-aggregator-404" in "foreign-aggregator":
         "a well-formed aggregator id that is not the key's gets 404 error.not_found (bare) instead of 401";
         allowed by "API.md Authentication 4: \"Whether the key must belong to the aggregator named in the path: not shown.\"; Aggregator: \"Errors: 404 error.not_found\"",
+    BadRequest422Unlisted = "bad-request-422-unlisted" in "error-status":
+        "error.bad_request is answered 422 Unprocessable Content (the bare body unchanged) by every operation whose Errors line does not list 400";
+        allowed by "API.md Errors: \"HTTP status numbers for error.bad_request and error.internal_server_error responses: not shown.\"",
     Created201 = "created-201" in "success-status":
         "a created report export is answered 201 Created";
         allowed by "API.md Conventions 7: \"Success status code is stated only for the payment-charges operation (200)\"",

@@ -30,6 +30,9 @@ pub(crate) struct Incoming<'a> {
     /// The body came `Transfer-Encoding: chunked` (the fault
     /// `chunked-body-empty` reads it as empty).
     pub(crate) chunked: bool,
+    /// The connection it came on (`export-body-pooled` keeps a pooled
+    /// body per connection, as a connection's decoder buffer would).
+    pub(crate) conn: u64,
 }
 
 /// The server's shared view: read-only data, locked state, settings.
@@ -346,9 +349,9 @@ impl App {
             Op::Batches => self.batches(&query),
             Op::Transactions => self.transactions(&path_id, &query),
             Op::ReportExports if req.chunked && f.has(Fault::ChunkedBodyEmpty) => {
-                self.report_export(&[])
+                self.report_export(&[], req.conn)
             }
-            Op::ReportExports => self.report_export(req.body),
+            Op::ReportExports => self.report_export(req.body, req.conn),
             Op::AccountInfo => self.account_info(&query),
             Op::TitleFetch => self.title_fetch(&query),
             Op::Alias => self.alias(&path_id),

@@ -41,8 +41,9 @@ pub(crate) struct State {
     stamps: RwLock<Stamps>,
     /// The exports kept by scope for `export-upsert`, oldest first.
     upserts: RwLock<std::collections::VecDeque<(ExportScope, ReportExport)>>,
-    /// The pooled export body of `export-body-pooled`.
-    pool: RwLock<ExportPool>,
+    /// The pooled export bodies of `export-body-pooled`, by connection
+    /// (the newest kept).
+    pool: RwLock<std::collections::BTreeMap<u64, ExportPool>>,
 }
 
 /// The records `reads-write` saved.
@@ -264,11 +265,15 @@ impl State {
         export
     }
 
-    /// Decodes body members into the pooled export body
+    /// Decodes body members into connection `conn`'s pooled export body
     /// (`export-body-pooled`): each member given is kept, and the pool
     /// answers with every member's last value.
-    pub(crate) fn pool_export(&self, given: ExportPool) -> ExportPool {
-        let mut pool = write(&self.pool);
+    pub(crate) fn pool_export(&self, conn: u64, given: ExportPool) -> ExportPool {
+        let mut pools = write(&self.pool);
+        if !pools.contains_key(&conn) && pools.len() == UPSERTS_KEPT {
+            pools.pop_first();
+        }
+        let pool = pools.entry(conn).or_default();
         let ExportPool {
             settlement_batch_id,
             kind,

@@ -234,8 +234,8 @@ impl App {
         batch
     }
 
-    pub(crate) fn report_export(&self, body: &[u8]) -> Result<Reply, Invalid> {
-        let (batch, kind, merchant_id) = self.export_request(body)?;
+    pub(crate) fn report_export(&self, body: &[u8], conn: u64) -> Result<Reply, Invalid> {
+        let (batch, kind, merchant_id) = self.export_request(body, conn)?;
         if self.legal.has(Legal::WrittenFieldsChange) {
             self.state.exported(batch);
         }
@@ -299,7 +299,7 @@ impl App {
     /// What an export request asks for: the batch (its index), the kind,
     /// the merchant id it answers (empty for a batch export); or why it is
     /// refused.
-    fn export_request(&self, body: &[u8]) -> Result<(u64, ReportKind, String), Invalid> {
+    fn export_request(&self, body: &[u8], conn: u64) -> Result<(u64, ReportKind, String), Invalid> {
         let value: Value =
             serde_json::from_slice(body).map_err(|e| format!("body must be a JSON object: {e}"))?;
         let Value::Object(fields) = value else {
@@ -312,15 +312,18 @@ impl App {
                 Some(_) => Err(format!("`{name}` must be a string")),
             }
         };
-        // Under `export-body-pooled`, the body is decoded into the pool
-        // first: members absent from it keep the values an earlier export
-        // request gave them.
+        // Under `export-body-pooled`, the body is decoded into its
+        // connection's pool first: members absent from it keep the values
+        // an earlier export request on the connection gave them.
         let pooled = if self.faults.has(Fault::ExportBodyPooled) {
-            Some(self.state.pool_export(ExportPool {
-                settlement_batch_id: text("settlement_batch_id")?.map(str::to_owned),
-                kind: text("kind")?.map(str::to_owned),
-                merchant_id: text("merchant_id")?.map(str::to_owned),
-            }))
+            Some(self.state.pool_export(
+                conn,
+                ExportPool {
+                    settlement_batch_id: text("settlement_batch_id")?.map(str::to_owned),
+                    kind: text("kind")?.map(str::to_owned),
+                    merchant_id: text("merchant_id")?.map(str::to_owned),
+                },
+            ))
         } else {
             None
         };

@@ -143,6 +143,7 @@ pub(super) async fn answer(
                     &body,
                     seen.key_name.as_deref(),
                     seen.framing == Framing::Chunked,
+                    conn.id,
                 ),
                 delivery,
             ),
@@ -291,6 +292,7 @@ fn handle(
     body: &[u8],
     key_name: Option<&str>,
     chunked: bool,
+    conn: u64,
 ) -> Reply {
     let spelled_exactly = key_name == Some(aggpay_internal::syntax::KEY_HEADER);
     let key = parts
@@ -304,6 +306,7 @@ fn handle(
         key: key.as_deref(),
         body,
         chunked,
+        conn,
     };
     // A panic is a bug, but it must cost one request, not the connection.
     catch_unwind(AssertUnwindSafe(|| app.handle(&incoming)))
@@ -329,6 +332,16 @@ fn respond(
     }
     if success && faults.has(Fault::ContentTypeText) {
         reply.content_type = "text/plain";
+    }
+    // error.bad_request under another client-error number: everywhere
+    // (the fault, an observation), or where the operation's Errors line
+    // does not list 400 (the legal choice: API.md shows no number).
+    let unlisted = !asked.at(&[Op::Batches, Op::Transactions, Op::ReportExports]);
+    if reply.status == 400
+        && (faults.has(Fault::BadRequest422)
+            || (unlisted && app.legal.has(Legal::BadRequest422Unlisted)))
+    {
+        reply.status = 422;
     }
     if success && faults.has(Fault::Success201) && reply.status == 200 {
         reply.status = 201;

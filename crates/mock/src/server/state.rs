@@ -15,6 +15,8 @@ use super::scanner::{Scanner, Seen};
 /// What the server knows of one connection.
 #[derive(Debug)]
 pub(crate) struct ConnState {
+    /// This connection's number, unique in the process.
+    pub(crate) id: u64,
     scanner: Mutex<Scanner>,
     in_flight: AtomicUsize,
     /// Milliseconds since `born` when a request began (`u64::MAX`: none).
@@ -40,7 +42,9 @@ impl ConnState {
     /// `rewrite`: a rewrite of request heads before the HTTP layer reads
     /// them (the scanner then holds each head until it ends).
     pub(super) fn new(max_head: usize, rewrite: Option<HeadRewrite>) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
         Self {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
             scanner: Mutex::new(Scanner::new(max_head, rewrite)),
             in_flight: AtomicUsize::new(0),
             busy_since: AtomicU64::new(u64::MAX),
