@@ -231,7 +231,7 @@ impl Ctx {
                 Sampled::AccountInfoByMobile => OpId::AccountInfo,
                 _ => return false,
             };
-            s.exchange.status() == Some(400)
+            s.exchange.refused()
                 && Op::get(op).params.iter().any(|p| {
                     matches!(p.role, crate::contract::Role::Lookup(_))
                         && p.named == crate::contract::Named::Wire

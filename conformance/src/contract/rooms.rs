@@ -174,6 +174,15 @@ pub const ROOMS: &[Room] = &[
         "a closed connection is reopened for the next request, and a request that met a kept connection the server had closed, before any byte came back, is sent again on a new one (RFC 9112 section 9.3.1); only a connection closed before the answer is complete is a transport fault; pipelined requests left unanswered by a close are not failed",
     ),
     room(
+        "error-status",
+        "Errors: \"HTTP status numbers for error.bad_request and error.internal_server_error responses: not shown.\" (the table lists 400 and 500)",
+        &[
+            "400 for error.bad_request",
+            "another client error (422, say) saying error.bad_request",
+        ],
+        "a refusal is a client error whose code is error.bad_request (Exchange::refused), on every operation; 400 itself is observed by wire.bad-request-400",
+    ),
+    room(
         "field-name-case",
         "RFC 9110 section 5.1: \"Field names are case-insensitive\"",
         &["lower case", "Title-Case", "any other"],

@@ -431,7 +431,7 @@ impl<'a> Explorer<'a> {
             }
             // A lookup refused under WIRE.md's names may be read under
             // names of the server's own (`wire.lookup-names`).
-            Naming::Known(_) if status == 400 && c.ctx.lookup_refused(&e.request) => Ok(()),
+            Naming::Known(_) if e.refused() && c.ctx.lookup_refused(&e.request) => Ok(()),
             Naming::Known(_) if !e.success() => Err(c.fail(
                 &VALID_REQUEST_SUCCEEDS,
                 e,

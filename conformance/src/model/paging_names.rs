@@ -43,7 +43,7 @@ pub(super) fn offset(
         unreachable!("four probes, four answers")
     };
     let rows = |e: &Exchange| page_of(e, &model.source).ok().map(|p| p.rows);
-    let refused = |e: &Exchange| e.status() == Some(400);
+    let refused = |e: &Exchange| e.refused();
     let first = &model.head;
     let offset_read = refused(bad_offset)
         || rows(at_one).is_some_and(|r| first.len() > 1 && !repeats_first(&r, first));

@@ -392,6 +392,16 @@ fn responses(op: &Op) -> Map<String, Value> {
     for (status, why) in statuses {
         responses.insert(status.to_string(), error_response(status, why));
     }
+    // API.md Errors: "HTTP status numbers for error.bad_request and
+    // error.internal_server_error responses: not shown": its body under
+    // another client-error number.
+    responses.insert(
+        "4XX".to_owned(),
+        error_response(
+            400,
+            "error.bad_request under another client-error number than 400 (API.md Errors: the numbers are not shown).",
+        ),
+    );
     responses
 }
 

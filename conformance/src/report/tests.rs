@@ -52,6 +52,7 @@ fn evidence() -> Option<Box<Evidence>> {
         body: r#"{"success":true,"data":{"batches":[]},"secret":"<redacted>","note":"\u{1b}[31m"}"#
             .into(),
         curl: "curl -sS -H 'X-API-Key: <redacted>' 'http://127.0.0.1:9/v1/aggregators/4242/settlements/batches?limit=0'".into(),
+        refused: false,
     }))
 }
 

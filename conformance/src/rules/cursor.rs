@@ -124,7 +124,7 @@ const RULES: &[Rule] = &[
         id: "cursor.bad-batch-token",
         level: Level::Required,
         source: "API.md Limits (sb_, exactly 39 characters); Settlements (400 error.bad_request); Path parameters",
-        claims: &[super::errors::MALFORMED_TOKEN_IS_400],
+        claims: &[super::errors::MALFORMED_TOKEN_REFUSED],
         summary: "generated malformed batch tokens (every wrong length, wrong prefixes) get 400, in the query and in the path",
         faults: &[Fault::LenientBatchToken],
         judges: &[
@@ -323,7 +323,7 @@ fn max_limit(c: &Check<'_>) -> Outcome {
         let got = fetch(c, &list.source, &q);
         let asked = limit.parse::<u64>().unwrap_or(u64::MAX);
         let what = format!("{} limit {limit}", list.source.label);
-        if got.e.status() == Some(400) && asked > 100 {
+        if got.e.refused() && asked > 100 {
             return Ok(());
         }
         let rows = asked.min(100) as usize;
@@ -543,15 +543,15 @@ fn bad_batch_token(c: &Check<'_>) -> Outcome {
         } else {
             c.send(Request::to(OpId::Batches).q(names::BATCH_ID, token))
         };
-        if e.status() == Some(400) {
+        if e.refused() {
             Ok(())
         } else {
             let place = if in_path { "path" } else { "batch_id" };
             Err(c.fail(
-                &super::errors::MALFORMED_TOKEN_IS_400,
+                &super::errors::MALFORMED_TOKEN_REFUSED,
                 &e,
                 format!(
-                    "malformed token {token:?} ({} characters) in the {place}: not 400",
+                    "malformed token {token:?} ({} characters) in the {place}: not refused as a bad request",
                     token.chars().count()
                 ),
             ))

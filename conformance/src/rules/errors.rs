@@ -21,10 +21,11 @@ pub(crate) const ERROR_FORM: Claim = Claim {
         "| 404 | error.not_found | requested resource does not exist (message: requested resource not found) |",
     ],
 };
-pub(crate) const MALFORMED_TOKEN_IS_400: Claim = Claim {
-    holds: "a malformed batch token is refused with 400",
+pub(crate) const MALFORMED_TOKEN_REFUSED: Claim = Claim {
+    holds: "a malformed batch token is refused as a bad request: a client error saying error.bad_request (400 as the table lists it; another number is observed by wire.bad-request-400)",
     says: &[
         "| 400 | error.bad_request | invalid request parameters (message says so) |",
+        "HTTP status numbers for error.bad_request and error.internal_server_error responses: not shown.",
         "{settlement-batch-id} (sb_..., exactly 39 characters, must start with sb_)",
         "| settlement batch token | starts with sb_, exactly 39 characters |",
         "Errors: 400 error.bad_request, 401.",
@@ -52,7 +53,7 @@ pub fn rules() -> Vec<Rule> {
             id: "errors.bad-request",
             level: Level::Required,
             source: "API.md Errors (bare form with 400); Settlements (400 error.bad_request); Limits (batch token shape)",
-            claims: &[MALFORMED_TOKEN_IS_400, ERROR_FORM],
+            claims: &[MALFORMED_TOKEN_REFUSED, ERROR_FORM],
             summary: "on every operation that lists 400, a malformed batch token (query or path) gets 400 in the bare form with error.bad_request and a message saying the parameters are invalid",
             faults: &[
                 Fault::TextErrors,
@@ -175,7 +176,8 @@ fn bad_requests(c: &Check<'_>) -> Vec<(&'static Op, Request)> {
     out
 }
 
-/// `e` answered `status` (as `claim` holds), in its form.
+/// `e` answered `status` (as `claim` holds), in its form; for 400, any
+/// refusal as a bad request ([`Exchange::refused`]).
 fn judge_error(
     c: &Check<'_>,
     claim: &'static Claim,
@@ -183,7 +185,12 @@ fn judge_error(
     e: &Exchange,
     status: u16,
 ) -> Result<(), super::Finding> {
-    if e.status() != Some(status) {
+    let answered = if status == 400 {
+        e.refused()
+    } else {
+        e.status() == Some(status)
+    };
+    if !answered {
         return Err(c.fail(
             claim,
             e,
@@ -204,7 +211,7 @@ fn bad_request(c: &Check<'_>) -> Outcome {
     let probes = bad_requests(c);
     let results = c.map(&probes, |(op, r)| {
         let e = c.send(r.clone());
-        judge_error(c, &MALFORMED_TOKEN_IS_400, op, &e, 400)
+        judge_error(c, &MALFORMED_TOKEN_REFUSED, op, &e, 400)
     });
     let mut judge = Judge::default();
     results.into_iter().for_each(|r| judge.result(r));

@@ -104,7 +104,7 @@ fn alias_value_required(c: &Check<'_>) -> Outcome {
                 &ALIAS_VALUE_REQUIRED,
                 "an alias_type without an alias value succeeded".to_owned(),
             ))
-        } else if e.status() == Some(400) {
+        } else if e.refused() {
             super::errors::form(&e).map(|why| (&ERROR_FORM, why))
         } else if e.status().is_some_and(|s| s >= 500) || e.status().is_none() {
             Some((&NO_SERVER_ERROR, "not refused cleanly".to_owned()))

@@ -216,7 +216,7 @@ fn limit(c: &Check<'_>) -> Outcome {
         };
         // Out of the stated range, or a size the server may refuse.
         let refusable = asked == "0" || n.is_none_or(|n| n > max.unwrap_or(100));
-        if got.e.status() == Some(400) && refusable {
+        if got.e.refused() && refusable {
             return Ok(());
         }
         let rows = got.rows_or_fail(c, &what)?.clone();

@@ -244,6 +244,7 @@ impl Check<'_> {
                 status: e.status(),
                 body: http.snippet(&e.body),
                 curl: http.curl(&e.request),
+                refused: e.refused(),
             })),
         }
     }
@@ -317,6 +318,9 @@ pub struct Evidence {
     pub body: String,
     /// A reproduction, every credential shown as `<redacted>`.
     pub curl: String,
+    /// Whether the answer refused the request as a bad request
+    /// ([`Exchange::refused`]).
+    pub refused: bool,
 }
 
 /// A rule's verdict.

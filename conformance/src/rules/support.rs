@@ -220,14 +220,15 @@ impl Check<'_> {
     }
 }
 
-/// A failure that only shows a 400 is no failure: API.md lets a server
+/// A failure that only shows a refusal (a 400, or a client error saying
+/// error.bad_request) is no failure: API.md lets a server
 /// refuse a value it finds invalid ("Which parameter values cause
 /// error.bad_request: not shown"), and `errors.shape` judges the form of
 /// every 400 of the run. For the values whose meaning is in doubt: far
 /// numbers, near misses.
 pub fn unless_refused(result: Result<(), Finding>) -> Result<(), Finding> {
     match result {
-        Err(f) if f.evidence.as_ref().is_some_and(|e| e.status == Some(400)) => Ok(()),
+        Err(f) if f.evidence.as_ref().is_some_and(|e| e.refused) => Ok(()),
         other => other,
     }
 }

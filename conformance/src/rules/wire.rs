@@ -66,7 +66,7 @@ pub fn rules() -> Vec<Rule> {
                 says: &["negative or non-numeric: 400."],
             }],
             summary: "a negative or non-numeric limit gets 400",
-            faults: &[Fault::NegativeLimitAccepted],
+            faults: &[Fault::NegativeLimitAccepted, Fault::BadRequest422],
             judges: &[],
             run: Run::Check(limit_validation),
         },
@@ -102,6 +102,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::ExportAcceptsEmptyBody,
                 Fault::TextErrors,
                 Fault::BadRequestEnvelope,
+                Fault::BadRequest422,
             ],
             judges: &[],
             run: Run::Check(export_validation),
@@ -190,6 +191,21 @@ fn answers() -> Vec<Rule> {
             faults: &[Fault::Success201],
             judges: &[],
             run: Run::EveryAnswer(success_200, Cases::Successes),
+        },
+        Rule {
+            id: "wire.bad-request-400",
+            level: Level::Observation,
+            source: "API.md Errors (the table lists 400 beside error.bad_request; \"HTTP status numbers for error.bad_request and error.internal_server_error responses: not shown.\")",
+            claims: &[Claim {
+                holds: "error.bad_request is answered 400",
+                says: &[
+                    "| 400 | error.bad_request | invalid request parameters (message says so) |",
+                ],
+            }],
+            summary: "every answer saying error.bad_request is a 400, the number API.md's table lists (the required rules take any client error saying error.bad_request: the numbers are \"not shown\")",
+            faults: &[Fault::BadRequest422],
+            judges: &[],
+            run: Run::EveryAnswer(bad_request_400, Cases::Answers),
         },
         Rule {
             id: "wire.content-type-json",
@@ -353,6 +369,12 @@ fn success_200(e: &Observed<'_>) -> Option<String> {
     let status = e.status()?;
     ((200..300).contains(&status) && status != 200)
         .then(|| format!("success answered {status}, not 200"))
+}
+
+fn bad_request_400(e: &Observed<'_>) -> Option<String> {
+    let status = e.status()?;
+    (e.error_code() == Some("error.bad_request") && status != 400)
+        .then(|| format!("error.bad_request answered {status}, not 400"))
 }
 
 fn unique_members(e: &Observed<'_>) -> Option<String> {
