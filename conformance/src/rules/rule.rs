@@ -73,7 +73,8 @@ pub enum Run {
     /// It sends or reads what it needs and judges it, beside the
     /// other rules.
     Check(fn(&Check<'_>) -> Outcome),
-    /// As `Check`, but alone ([`Phase::Alone`]): what it judges is the
+    /// As `Check`, but alone (before every other rule, with no other
+    /// request in flight): what it judges is the
     /// state requests leave behind.
     Alone(fn(&Check<'_>) -> Outcome),
     /// It judges every answer of the run as it is made (`Some(why)`

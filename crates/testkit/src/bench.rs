@@ -38,6 +38,55 @@ impl Figure {
     }
 }
 
+/// A target as a bound a figure meets or misses, read from its text: `<=
+/// 2`, `< 50`, `>= 1.5`, `> 0`, or a number alone (`0 (10 runs)`), each
+/// maybe followed by words. Any other text (`(info)`, `bounded`, `>= 2x
+/// before`) is no bound: the figure is shown, not judged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bound {
+    /// At most this.
+    AtMost(f64),
+    /// Below this.
+    Below(f64),
+    /// At least this.
+    AtLeast(f64),
+    /// Above this.
+    Above(f64),
+    /// Exactly this.
+    Exactly(f64),
+}
+
+impl Bound {
+    /// The bound a target's text states, if it states one.
+    pub fn of(target: &str) -> Option<Self> {
+        let t = target.trim();
+        let (make, rest): (fn(f64) -> Bound, &str) = if let Some(r) = t.strip_prefix("<=") {
+            (Bound::AtMost, r)
+        } else if let Some(r) = t.strip_prefix(">=") {
+            (Bound::AtLeast, r)
+        } else if let Some(r) = t.strip_prefix('<') {
+            (Bound::Below, r)
+        } else if let Some(r) = t.strip_prefix('>') {
+            (Bound::Above, r)
+        } else {
+            (Bound::Exactly, t)
+        };
+        let number = rest.split_whitespace().next()?.parse::<f64>().ok()?;
+        Some(make(number))
+    }
+
+    /// Whether `value` meets it.
+    pub fn met_by(self, value: f64) -> bool {
+        match self {
+            Bound::AtMost(n) => value <= n,
+            Bound::Below(n) => value < n,
+            Bound::AtLeast(n) => value >= n,
+            Bound::Above(n) => value > n,
+            Bound::Exactly(n) => value == n,
+        }
+    }
+}
+
 /// The workspace's root folder.
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -63,6 +112,7 @@ pub fn record(figures: &[Figure]) {
             "name": f.name,
             "value": serde_json::Number::from_f64(f.value).map_or(Value::Null, Value::Number),
             "target": f.target,
+            "met": Bound::of(&f.target).map(|b| b.met_by(f.value)),
             "how": f.how,
         });
         match all.iter_mut().find(|e| e["name"] == f.name.as_str()) {
@@ -136,17 +186,54 @@ fn render(machine: &str, figures: &[Value]) -> String {
     out.push_str(&format!(
         "Machine: {machine}; everything on loopback (127.0.0.1).\n\n"
     ));
-    out.push_str("| figure | value | target | how it is measured |\n|---|---|---|---|\n");
+    out.push_str("| figure | value | target | met | how it is measured |\n|---|---|---|---|---|\n");
     for f in figures {
         let value = f["value"]
             .as_f64()
             .map_or_else(|| "-".to_owned(), |v| format!("{v:.3}"));
+        // Judged again from the target's text: a file written before the
+        // bounds were read has none.
+        let met = match (
+            f["value"].as_f64(),
+            f["target"].as_str().and_then(Bound::of),
+        ) {
+            (Some(v), Some(b)) if b.met_by(v) => "yes",
+            (_, Some(_)) => "**no**",
+            (_, None) => "",
+        };
         out.push_str(&format!(
-            "| `{}` | {value} | {} | {} |\n",
+            "| `{}` | {value} | {} | {met} | {} |\n",
             cell(&f["name"]),
             cell(&f["target"]),
             cell(&f["how"]),
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_read_as_bounds_and_every_miss_is_marked() {
+        assert_eq!(
+            Bound::of("<= 4 (50 ms round trip)"),
+            Some(Bound::AtMost(4.0))
+        );
+        assert_eq!(Bound::of("< 50"), Some(Bound::Below(50.0)));
+        assert_eq!(Bound::of("0 (10 runs)"), Some(Bound::Exactly(0.0)));
+        assert_eq!(Bound::of(">= 2x before"), None);
+        assert_eq!(Bound::of("(info)"), None);
+        assert_eq!(Bound::of("bounded"), None);
+        let figures = [
+            json!({"name": "a", "value": 5.5, "target": "<= 4", "how": ""}),
+            json!({"name": "b", "value": 0.8, "target": "<= 2", "how": ""}),
+            json!({"name": "c", "value": 3.0, "target": "(info)", "how": ""}),
+        ];
+        let md = render("m", &figures);
+        assert!(md.contains("| `a` | 5.500 | <= 4 | **no** |"), "{md}");
+        assert!(md.contains("| `b` | 0.800 | <= 2 | yes |"), "{md}");
+        assert!(md.contains("| `c` | 3.000 | (info) |  |"), "{md}");
+    }
 }
