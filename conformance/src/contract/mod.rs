@@ -400,6 +400,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_reads_a_rotation_changes_are_read_off_the_table() {
+        let showing: Vec<OpId> = OPS
+            .iter()
+            .filter(|op| subject::on::shows_keys(op))
+            .map(|op| op.id)
+            .collect();
+        assert_eq!(showing, [OpId::Aggregator, OpId::Keys]);
+    }
+
+    #[test]
     fn every_operation_is_routed_to_itself() {
         for op in OPS {
             let path = op.path_with("x_1");

@@ -195,10 +195,19 @@ pub mod on {
         op.method == "GET"
     }
 
-    /// A read whose answer holds the access keys, secrets in clear
-    /// (Said::KeysHeld): what a rotation changes.
+    /// A read whose answer holds access keys, secrets in clear
+    /// (Said::KeysHeld): what a rotation changes. Read off the table: an
+    /// answer whose fields hold the AccessKey record, at any depth.
     pub fn shows_keys(op: &Op) -> bool {
-        matches!(op.id, OpId::Keys | OpId::Aggregator)
+        fn holds(fields: &[crate::contract::Field]) -> bool {
+            fields.iter().any(|f| match f.kind {
+                FieldKind::Obj(inner) | FieldKind::Arr(inner) => {
+                    inner == crate::contract::resources::ACCESS_KEY || holds(inner)
+                }
+                _ => false,
+            })
+        }
+        read(op) && holds(op.data)
     }
 
     /// A write (not a GET).

@@ -625,10 +625,7 @@ impl Http {
     /// The bytes of `request` (to `url`, key included where it goes).
     fn bytes(&self, request: &Request, url: &str) -> h1::Bytes {
         let sent = self.url_sent(request, url);
-        let target = sent
-            .split_once("://")
-            .and_then(|(_, rest)| rest.find('/').map(|i| rest[i..].to_owned()))
-            .unwrap_or_else(|| "/".to_owned());
+        let target = h1::target_of(&sent);
         h1::Bytes::request(
             request.method,
             &target,

@@ -12,7 +12,8 @@ use aggpay_mock::Fault;
 use super::observe::{Cases, Observed};
 use super::{Claim, Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
-use crate::http::h1::{Framing, Head};
+use crate::http::Exchange;
+use crate::http::h1::Head;
 
 /// API.md's sentence that makes HTTP's requirements the server's.
 pub(crate) const JSON_OVER_HTTP: &str = "The service is a JSON-over-HTTP API through which an aggregator administers instant bank-transfer payment acceptance for its merchants over a national instant-payment rail.";
@@ -224,6 +225,11 @@ fn fields_once(e: &Observed<'_>) -> Option<String> {
 }
 
 fn framing(e: &Observed<'_>) -> Option<String> {
+    framing_flaw(e)
+}
+
+/// What breaks the framing of `e`'s answer ([`FRAMING`]), if anything.
+pub(crate) fn framing_flaw(e: &Exchange) -> Option<String> {
     let wire = e.wire.as_ref()?;
     let head = &wire.head;
     let codings = head.members("transfer-encoding");
@@ -240,13 +246,9 @@ fn framing(e: &Observed<'_>) -> Option<String> {
             codings.join(", ")
         ));
     }
-    if let Some(flaw) = wire.chunk_flaws.first() {
-        return Some(format!("the chunked body: {flaw}"));
-    }
-    if matches!(wire.framing, Framing::Chunked { .. }) && !e.request.form.http10 {
-        return None;
-    }
-    None
+    wire.chunk_flaws
+        .first()
+        .map(|flaw| format!("the chunked body: {flaw}"))
 }
 
 fn date(e: &Observed<'_>) -> Option<String> {
@@ -312,6 +314,12 @@ fn imf_fixdate(text: &str) -> Option<SystemTime> {
 }
 
 fn interim(e: &Observed<'_>) -> Option<String> {
+    interim_to_http10(e)
+}
+
+/// The 1xx before the answer to `e`'s HTTP/1.0 request
+/// ([`NO_INTERIM_TO_HTTP10`]), if there was one.
+pub(crate) fn interim_to_http10(e: &Exchange) -> Option<String> {
     let wire = e.wire.as_ref()?;
     let first = wire.interim.first()?;
     e.request.form.http10.then(|| {

@@ -209,30 +209,14 @@ fn http10(c: &Check<'_>) -> Outcome {
         ..Form::default()
     };
     judged(c, &cases(c, false), |request| {
+        // The message rules' own judges: the answers here are theirs too,
+        // and this rule says where it sent them.
         let e = c.send(request.clone().in_form(form.clone()));
-        let Some(wire) = e.wire.as_ref().filter(|_| e.transient.is_none()) else {
-            return Ok(());
-        };
-        if let Some(first) = wire.interim.first() {
-            return Err(c.fail(
-                &NO_INTERIM_TO_HTTP10,
-                &e,
-                format!(
-                    "an HTTP/1.0 request was answered {} before its answer",
-                    first.status
-                ),
-            ));
+        if let Some(why) = super::message::interim_to_http10(&e) {
+            return Err(c.fail(&NO_INTERIM_TO_HTTP10, &e, why));
         }
-        let codings = wire.head.members("transfer-encoding");
-        if !codings.is_empty() {
-            return Err(c.fail(
-                &FRAMING,
-                &e,
-                format!(
-                    "an HTTP/1.0 request was answered with Transfer-Encoding {}",
-                    codings.join(", ")
-                ),
-            ));
+        if let Some(why) = super::message::framing_flaw(&e) {
+            return Err(c.fail(&FRAMING, &e, why));
         }
         Ok(())
     })

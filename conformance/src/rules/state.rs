@@ -166,11 +166,10 @@ fn culprit(
     Ok(())
 }
 
-/// An export of `body`, the exchange and its `report_export`.
+/// An export of `body` (sent again when its answer is lost: it makes a
+/// new job each time).
 fn export(c: &Check<'_>, body: &Value) -> Exchange {
-    c.ctx
-        .http
-        .repeatable_write(Request::to(OpId::ReportExport).json(body.to_string()))
+    crate::model::writes::export(&c.ctx.http, &body.to_string())
 }
 
 fn text<'e>(e: &'e Exchange, field: &str) -> Option<&'e str> {

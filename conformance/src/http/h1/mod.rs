@@ -71,18 +71,7 @@ impl Answer {
     /// Whether the connection may carry another request after it, sent
     /// in `form` (RFC 9112 section 9.3).
     pub fn persists(&self, form: &Form) -> bool {
-        !form.http10
-            && !form.close
-            && self.wire.leftover == 0
-            && self.wire.head.minor >= 1
-            && !self
-                .wire
-                .head
-                .members("connection")
-                .iter()
-                .any(|m| m == "close")
-            && self.wire.framing != Framing::UntilClose
-            && self.body_sent
+        !form.http10 && !form.close && self.body_sent && self.wire.persists()
     }
 
     /// The answer to a GET whose bytes are `bytes`, read as from a
@@ -107,6 +96,22 @@ impl Answer {
 /// An answer's status, fields (lower-case names) and body.
 pub type Plain = (u16, Vec<(String, String)>, Vec<u8>);
 
+/// The request target of `url`: its path and query (`/` for none).
+pub fn target_of(url: &str) -> String {
+    url.split_once("://")
+        .and_then(|(_, rest)| rest.find(['/', '?']).map(|i| &rest[i..]))
+        .map_or_else(
+            || "/".to_owned(),
+            |t| {
+                if t.starts_with('?') {
+                    format!("/{t}")
+                } else {
+                    t.to_owned()
+                }
+            },
+        )
+}
+
 /// One GET of `url` with `fields` spelled as given, on a connection of
 /// its own, within `timeout` (connecting included): status, fields
 /// (lower-case names) and body. For the setup's questions, before the
@@ -125,10 +130,7 @@ pub fn get_once(
 ) -> std::io::Result<Plain> {
     let deadline = Instant::now() + timeout;
     let origin = Origin::of(url, ca_cert)?;
-    let target = url
-        .split_once("://")
-        .and_then(|(_, rest)| rest.find('/').map(|i| rest[i..].to_owned()))
-        .unwrap_or_else(|| "/".to_owned());
+    let target = target_of(url);
     let fields: Vec<(String, String)> = fields
         .iter()
         .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
@@ -188,6 +190,17 @@ pub struct Wire {
 }
 
 impl Wire {
+    /// Whether the connection may carry another request after this
+    /// answer, as far as the answer says (RFC 9112 section 9.3): HTTP/1.1,
+    /// no `close` option, a body that did not end with the connection,
+    /// and no bytes past its end.
+    pub fn persists(&self) -> bool {
+        self.head.minor >= 1
+            && !self.head.members("connection").iter().any(|m| m == "close")
+            && self.framing != Framing::UntilClose
+            && self.leftover == 0
+    }
+
     /// The record of `message` (its body taken out), sent at `sent_at`.
     fn of(message: &mut Message, leftover: usize, sent_at: SystemTime) -> (Self, Vec<u8>) {
         let wire = Wire {
@@ -380,10 +393,10 @@ impl Transport {
                 continue;
             }
             let answer = read::answer(&mut conn, false).map(|mut message| {
-                open = message.persists();
                 // Bytes already read belong to the next answer: none is
                 // left over while answers are still due.
                 let (wire, body) = Wire::of(&mut message, 0, sent_at);
+                open = wire.persists();
                 Answer {
                     wire,
                     body,
@@ -405,4 +418,16 @@ fn stale_failure(e: &std::io::Error) -> bool {
         e.kind(),
         K::UnexpectedEof | K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target_of;
+
+    #[test]
+    fn a_url_s_target_is_its_path_and_query() {
+        assert_eq!(target_of("http://h:1/v1/a?x=1"), "/v1/a?x=1");
+        assert_eq!(target_of("https://h"), "/");
+        assert_eq!(target_of("http://h:1?x=1"), "/?x=1");
+    }
 }

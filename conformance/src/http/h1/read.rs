@@ -120,17 +120,6 @@ pub struct Message {
     pub chunk_flaws: Vec<String>,
 }
 
-impl Message {
-    /// Whether the connection may carry another request after it (RFC
-    /// 9112 section 9.3): HTTP/1.1, no `close` option, a body that did not
-    /// end with the connection.
-    pub fn persists(&self) -> bool {
-        self.head.minor >= 1
-            && !self.head.members("connection").iter().any(|m| m == "close")
-            && self.framing != Framing::UntilClose
-    }
-}
-
 /// Why an answer could not be read as HTTP: the flaw, and the bytes of
 /// the head where there was one.
 #[derive(Debug)]
