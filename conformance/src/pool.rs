@@ -11,11 +11,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Slots for requests in flight, and the parallel map the rules use.
+///
+/// Each turn waits on a condition variable of its own, and a freed slot
+/// wakes one waiter of the first turn that has any: waking every waiter
+/// on each freed slot (a thundering herd of up to hundreds of threads)
+/// spent more of the run's CPU than judging the answers did.
 #[derive(Debug)]
 pub struct Pool {
     jobs: usize,
     state: Mutex<State>,
-    freed: Condvar,
+    /// One per [`Turn`], in its order.
+    freed: [Condvar; TURNS],
 }
 
 #[derive(Debug)]
@@ -25,23 +31,40 @@ struct State {
     allowed: usize,
     /// Answers since `allowed` last changed.
     answers: usize,
-    /// Urgent requests waiting for a slot: the others wait behind them.
-    urgent: usize,
-    /// Requests that are not patient waiting for a slot: the patient
-    /// ones wait behind them.
-    eager: usize,
+    /// Requests waiting for a slot, by [`Turn`]: a request waits behind
+    /// every request of an earlier turn.
+    waiting: [usize; TURNS],
 }
 
-/// How a thread's requests queue for a slot.
+impl State {
+    /// True when a request of `turn` may take a slot now.
+    fn may_go(&self, turn: Turn) -> bool {
+        self.in_flight < self.allowed && self.waiting[..turn as usize].iter().all(|w| *w == 0)
+    }
+
+    /// The turn whose first waiter should take the next free slot, if a
+    /// slot is free and anyone waits.
+    fn next(&self) -> Option<usize> {
+        if self.in_flight >= self.allowed {
+            return None;
+        }
+        self.waiting.iter().position(|w| *w > 0)
+    }
+}
+
+/// How a thread's requests queue for a slot, in the order they are
+/// served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Turn {
     /// Before any other ([`urgent`]).
-    Urgent,
+    Urgent = 0,
     /// In turn.
-    Normal,
+    Normal = 1,
     /// After every request that is not patient ([`patient`]).
-    Patient,
+    Patient = 2,
 }
+
+const TURNS: usize = 3;
 
 thread_local! {
     /// How this thread's requests queue ([`urgent`], [`patient`]); the
@@ -89,8 +112,9 @@ pub struct Slot<'p>(&'p Pool);
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        self.0.lock().in_flight -= 1;
-        self.0.freed.notify_all();
+        let mut state = self.0.lock();
+        state.in_flight -= 1;
+        self.0.wake(&state);
     }
 }
 
@@ -104,10 +128,9 @@ impl Pool {
                 in_flight: 0,
                 allowed: jobs,
                 answers: 0,
-                urgent: 0,
-                eager: 0,
+                waiting: [0; TURNS],
             }),
-            freed: Condvar::new(),
+            freed: std::array::from_fn(|_| Condvar::new()),
         }
     }
 
@@ -125,28 +148,28 @@ impl Pool {
         self.lock().allowed
     }
 
+    /// Wakes one waiter of the first turn that has any, if a slot is free.
+    /// A woken waiter that takes its slot wakes the next one the same
+    /// way, so a free slot is never left while someone waits for it.
+    fn wake(&self, state: &State) {
+        if let Some(turn) = state.next() {
+            self.freed[turn].notify_one();
+        }
+    }
+
     /// Waits for a free slot: a request may be sent while it is held.
     pub fn slot(&self) -> Slot<'_> {
         let turn = TURN.with(std::cell::Cell::get);
-        let (urgent, eager) = (turn == Turn::Urgent, turn != Turn::Patient);
         let mut state = self.lock();
-        state.urgent += usize::from(urgent);
-        state.eager += usize::from(eager);
-        while state.in_flight >= state.allowed
-            || (!urgent && state.urgent > 0)
-            || (!eager && state.eager > 0)
-        {
-            state = self
-                .freed
+        state.waiting[turn as usize] += 1;
+        while !state.may_go(turn) {
+            state = self.freed[turn as usize]
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        state.urgent -= usize::from(urgent);
-        state.eager -= usize::from(eager);
+        state.waiting[turn as usize] -= 1;
         state.in_flight += 1;
-        drop(state);
-        // A patient waiter may be next now that this one is served.
-        self.freed.notify_all();
+        self.wake(&state);
         Slot(self)
     }
 
@@ -165,8 +188,7 @@ impl Pool {
             if state.answers >= state.allowed {
                 state.allowed += 1;
                 state.answers = 0;
-                drop(state);
-                self.freed.notify_all();
+                self.wake(&state);
             }
         }
     }
@@ -284,7 +306,7 @@ mod tests {
             &pool,
             request("plain"),
             |pool, order| urgent(|| request("urgent")(pool, order)),
-            |state| state.urgent > 0,
+            |state| state.waiting[Turn::Urgent as usize] > 0,
         );
         assert_eq!(order, ["urgent", "plain"]);
     }
@@ -312,7 +334,7 @@ mod tests {
                 patient(|| pool.map(&[1, 2], |_| request("patient")(pool, order)));
             },
             request("plain"),
-            |state| state.eager > 0,
+            |state| state.waiting[Turn::Normal as usize] > 0,
         );
         assert_eq!(order, ["plain", "patient", "patient"]);
     }
