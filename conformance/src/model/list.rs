@@ -320,6 +320,17 @@ impl ListModel {
             .filter(move |r| seen.insert(token_key(r)))
     }
 
+    /// The known records by token, each the first row that carries it,
+    /// as [`ListModel::known`] keeps it: for judging many rows at once,
+    /// where [`ListModel::find`] would scan the list for each.
+    pub fn by_token(&self) -> std::collections::HashMap<std::borrow::Cow<'_, str>, &Value> {
+        let mut index = std::collections::HashMap::new();
+        for row in self.head.iter().chain(&self.middle).chain(&self.tail) {
+            index.entry(token_key(row)).or_insert(row);
+        }
+        index
+    }
+
     /// The known record with this token: the first row that carries it,
     /// as [`ListModel::known`] keeps it.
     pub fn find(&self, token: &str) -> Option<&Value> {
@@ -694,5 +705,8 @@ mod tests {
         assert_eq!(model.known().count(), 2);
         assert_eq!(model.find("b").and_then(id_of), Some(2));
         assert!(model.find("c").is_none());
+        let index = model.by_token();
+        assert_eq!(index.get("b").copied().and_then(id_of), Some(2));
+        assert!(!index.contains_key("c"));
     }
 }

@@ -188,9 +188,10 @@ pub fn same_records(
         let written = crate::contract::resources::Written::fields_of(list.source.op.id);
         fields.retain(|f| !written.contains(&f.name));
     }
+    let known = list.by_token();
     for row in rows {
         let token = token_of(row);
-        if let Some(known) = list.find(&token)
+        if let Some(known) = known.get(token.as_str())
             && let Some(why) = differs(row, known, &fields)
         {
             return Err(c.fail(&SAME_RECORD, e, format!("{what}: record {token}: {why}")));
