@@ -8,7 +8,8 @@
 //! (`server/byte_layer.rs`); a `Behaviour` fault in the
 //! handler of its resource (`handlers/`), or in the router for
 //! authentication and paths (`router.rs`) and the state for key rotation
-//! (`state.rs`).
+//! (`state.rs`; the pause of `rotations-lost-update` in
+//! `server/service.rs`, as handlers do not wait).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -211,6 +212,8 @@ faults! {
     ExportUpsert = "export-upsert" [Behaviour]: "a report export (POST /settlements/report-exports) of the scope of an earlier one (same kind, settlement_batch_id and merchant_id), at either kind, answers the earlier export again (same id and token) with its attempts raised by one instead of creating a new one: an upsert on the scope",
     ExportBodyPooled = "export-body-pooled" [Behaviour]: "report export bodies are decoded into a struct pooled per connection, never reset: a member absent from a body (merchant_id, settlement_batch_id, kind) keeps the value the previous export request on the connection gave it, so a REPORT_KIND_BATCH export without merchant_id after a merchant export answers that merchant_id, and one without settlement_batch_id gets the earlier batch",
     RailMerchantListCache = "rail-merchant-list-cache" [Behaviour]: "the rail-merchant list (GET /rail-merchants) keeps its last answer for 5 s, keyed on the path without the query: another status or name filter, limit or offset gets the previous answer",
+    RotationErrorCommits = "rotation-error-commits" [Behaviour]: "a key's second rotation and every later one (the first per key is answered as it should be) is answered 500 error.internal_server_error, but its new secret is committed: the key list and the aggregator record then show a secret no answer gave",
+    RotationsLostUpdate = "rotations-lost-update" [Behaviour]: "the keys are kept as one document, read whole, then written back whole after a pause: two rotations of different keys at the same time both answer their new secret, but the later write puts back the other key's old secret (a lost update); rotations one after another are unaffected",
 }
 
 impl fmt::Display for Fault {

@@ -33,6 +33,28 @@ pub(crate) struct Incoming<'a> {
     /// The connection it came on (`export-body-pooled` keeps a pooled
     /// body per connection, as a connection's decoder buffer would).
     pub(crate) conn: u64,
+    /// Where a handler leaves a write for after a pause.
+    pub(crate) deferred: &'a Deferred,
+}
+
+/// A write a handler leaves to the service, which carries it out after a
+/// pause and before the answer goes out: handlers are synchronous, and a
+/// pause in one would block a worker thread. Under
+/// `rotations-lost-update`, the keys document a rotation read whole,
+/// written back whole.
+#[derive(Debug, Default)]
+pub(crate) struct Deferred(Mutex<Option<crate::state::KeysDocument>>);
+
+impl Deferred {
+    /// Leaves `keys` to be written back after the pause.
+    pub(crate) fn put_keys(&self, keys: crate::state::KeysDocument) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(keys);
+    }
+
+    /// The write left, if any.
+    pub(crate) fn take(&self) -> Option<crate::state::KeysDocument> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
 }
 
 /// The server's shared view: read-only data, locked state, settings.
@@ -339,7 +361,7 @@ impl App {
             Op::Aggregator => Ok(self.aggregator()),
             Op::Keys => self.keys(&query),
             Op::Rotate if req.chunked && f.has(Fault::ChunkedBodyEmpty) => self.unrotated(&path_id),
-            Op::Rotate => self.rotate(&path_id),
+            Op::Rotate => self.rotate(&path_id, req.deferred),
             Op::Merchants => self.merchants(&query),
             Op::RailMerchants => self.rail_merchants(&query),
             Op::RailMerchant => self.rail_merchant(&path_id),

@@ -2,6 +2,8 @@
 //! and the step of live data; under the state faults (`reads-write`,
 //! `export-upsert`, `export-body-pooled`) the records they save. All of it
 //! is bounded: a server shared by a team's CI for months does not grow.
+//! Under `rotations-lost-update` the keys are one document, read whole and
+//! written back whole ([`KeysDocument`]).
 
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,7 +16,7 @@ use crate::wire::{AccessKey, ReportExport};
 use crate::data::Dataset;
 use crate::fault::{Fault, Faults};
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct KeySlot {
     key: AccessKey,
     generation: u64,
@@ -35,6 +37,12 @@ pub(crate) struct State {
     /// Exports made of each batch (by index), for `written-fields-change`.
     exported: RwLock<std::collections::BTreeMap<u64, i64>>,
     rotations: AtomicU64,
+    /// Rotations of each key (by index), whether or not they changed its
+    /// secret or were lost: `rotation-error-commits` fails from a key's
+    /// second on, and `rotations-lost-update` numbers secrets by it (kept
+    /// out of the keys document, so a lost write never makes a later
+    /// rotation hand out a secret again).
+    rotated: RwLock<std::collections::BTreeMap<usize, u64>>,
     tick: AtomicU64,
     /// The updated_at the `reads-write` fault saved: of aliases (by
     /// index, at most one per alias) and of the aggregator.
@@ -97,6 +105,7 @@ impl State {
             exports: AtomicU64::new(0),
             exported: RwLock::default(),
             rotations: AtomicU64::new(0),
+            rotated: RwLock::default(),
             tick: AtomicU64::new(0),
             stamps: RwLock::default(),
             upserts: RwLock::default(),
@@ -143,31 +152,59 @@ impl State {
     }
 
     /// Gives the key a new secret; the old one stops working at once.
+    /// With the key, how many rotations it has had, this one included.
     pub(crate) fn rotate(
         &self,
         data: &Dataset,
         id: &AccessKeyId,
         faults: &Faults,
-    ) -> Option<AccessKey> {
+    ) -> Option<(AccessKey, u64)> {
         let mut keys = write(&self.keys);
         let (index, slot) = keys
             .iter_mut()
             .enumerate()
             .find(|(_, s)| s.key.access_key_id() == Some(id))?;
-        if !faults.has(Fault::RotateSameSecret) {
-            slot.generation += 1;
-            let old = std::mem::replace(
-                &mut slot.key.secret,
-                data.key_secret(index as u64, slot.generation),
-            );
-            slot.retired.push(old);
-            if slot.retired.len() > RETIRED_KEPT {
-                slot.retired.remove(0);
-            }
-        }
-        slot.key.updated_at = jiff::Timestamp::now();
+        let generation = slot.generation + 1;
+        rotate_slot(data, index, slot, generation, faults);
+        Some((slot.key.clone(), self.count_rotation(index)))
+    }
+
+    /// The rotation of `rotations-lost-update`: key `id` rotated in a copy
+    /// of the whole keys document read now, the state left as it is. The
+    /// rotated key, its rotations so far, and the document to write back
+    /// whole with [`State::put_keys`]; whatever another write changed in
+    /// between is then put back as this read saw it.
+    pub(crate) fn rotate_in_copy(
+        &self,
+        data: &Dataset,
+        id: &AccessKeyId,
+        faults: &Faults,
+    ) -> Option<(AccessKey, u64, KeysDocument)> {
+        let mut keys = read(&self.keys).clone();
+        let (index, slot) = keys
+            .iter_mut()
+            .enumerate()
+            .find(|(_, s)| s.key.access_key_id() == Some(id))?;
+        let nth = self.count_rotation(index);
+        // Numbered by the rotations counted, not by the copy's generation,
+        // which a lost write may have set back.
+        rotate_slot(data, index, slot, nth, faults);
+        let key = slot.key.clone();
+        Some((key, nth, KeysDocument(keys)))
+    }
+
+    /// Writes the keys document back whole (`rotations-lost-update`).
+    pub(crate) fn put_keys(&self, document: KeysDocument) {
+        *write(&self.keys) = document.0;
+    }
+
+    /// Counts a rotation of key `index`: its rotations so far.
+    fn count_rotation(&self, index: usize) -> u64 {
         self.rotations.fetch_add(1, Ordering::SeqCst);
-        Some(slot.key.clone())
+        let mut rotated = write(&self.rotated);
+        let count = rotated.entry(index).or_default();
+        *count += 1;
+        *count
     }
 
     /// Numbers a new export and builds it with `make` (exports are not
@@ -290,6 +327,28 @@ impl State {
         }
         pool.clone()
     }
+}
+
+/// The keys as one document, read whole to be written back whole
+/// (`rotations-lost-update`).
+#[derive(Debug)]
+pub(crate) struct KeysDocument(Vec<KeySlot>);
+
+/// Rotates `slot`, key `index`, to the secret of `generation` (unless
+/// `rotate-same-secret` keeps the old one), stamping its updated_at.
+fn rotate_slot(data: &Dataset, index: usize, slot: &mut KeySlot, generation: u64, faults: &Faults) {
+    if !faults.has(Fault::RotateSameSecret) {
+        slot.generation = generation;
+        let old = std::mem::replace(
+            &mut slot.key.secret,
+            data.key_secret(index as u64, generation),
+        );
+        slot.retired.push(old);
+        if slot.retired.len() > RETIRED_KEPT {
+            slot.retired.remove(0);
+        }
+    }
+    slot.key.updated_at = jiff::Timestamp::now();
 }
 
 /// The updated_at a read saves under `reads-write`: now (to the

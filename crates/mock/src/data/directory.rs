@@ -416,8 +416,9 @@ impl Dataset {
     }
 
     /// The keys the mock starts with; both record shapes, some inactive.
-    /// Key 0 is the one `MockServer::secret_key` hands out; key 1 is the
-    /// safe-to-rotate sample.
+    /// Key 0 is the one `MockServer::secret_key` hands out; keys 1 and 2
+    /// are the safe-to-rotate samples (`MockInfo::access_key_id` and
+    /// `second_access_key_id`).
     pub(crate) fn initial_keys(&self) -> Vec<AccessKey> {
         KEY_NAMES
             .iter()

@@ -75,6 +75,12 @@ fn every_generated_row_serializes_with_valid_identifiers() {
             .any(|k| matches!(k.id, aggpay::AccessKeyRecordId::Key(_)))
     );
     assert!(keys.iter().any(|k| !k.is_active));
+    // The key in use and two more to rotate (`MockInfo`'s samples).
+    assert!(
+        keys[..3]
+            .iter()
+            .all(|k| k.is_active && k.access_key_id().is_some())
+    );
     let _ = serde_json::to_value(d.aggregator(keys)).unwrap();
     let _ = serde_json::to_value(d.ledger_account()).unwrap();
 }

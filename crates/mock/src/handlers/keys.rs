@@ -6,9 +6,9 @@ use crate::fault::Fault;
 use crate::legal::Legal;
 use crate::query::{Invalid, Query};
 use crate::reply::{self, Reply};
-use crate::router::App;
+use crate::router::{App, Deferred};
 use crate::synth::Rng;
-use crate::wire::{IntCount, KeyList};
+use crate::wire::{AccessKey, IntCount, KeyList};
 
 impl App {
     pub(crate) fn keys(&self, q: &Query) -> Result<Reply, Invalid> {
@@ -61,26 +61,26 @@ impl App {
         )
     }
 
-    pub(crate) fn rotate(&self, id: &str) -> Result<Reply, Invalid> {
+    pub(crate) fn rotate(&self, id: &str, deferred: &Deferred) -> Result<Reply, Invalid> {
         let id = AccessKeyId::parse(id).map_err(|e| e.to_string())?;
-        Ok(match self.state.rotate(&self.data, &id, &self.faults) {
-            Some(mut key) if self.faults.has(Fault::RotateOtherKey) => {
+        let (reply, nth) = match self.rotate_key(&id, deferred) {
+            Some((mut key, nth)) if self.faults.has(Fault::RotateOtherKey) => {
                 if let Some(other) = self.state.keys().into_iter().find(|k| k.id != key.id) {
                     key.id = other.id;
                     key.token = other.token;
                 }
-                reply::ok(&key)
+                (reply::ok(&key), nth)
             }
-            Some(key) if self.legal.has(Legal::WrittenFieldsChange) => {
+            Some((key, nth)) if self.legal.has(Legal::WrittenFieldsChange) => {
                 let rotations = self.state.rotations();
                 let changed = self.state.change_key(&id, |k| {
                     let mut rng = Rng::new(self.data.seed, "rotated-key", rotations);
                     k.key_id = crate::data::parse_generated(KeyId::parse(rng.token("key_", 12)));
                     k.is_active = true;
                 });
-                reply::ok(&changed.unwrap_or(key))
+                (reply::ok(&changed.unwrap_or(key)), nth)
             }
-            Some(key) => reply::ok(&key),
+            Some((key, nth)) => (reply::ok(&key), nth),
             None if self.faults.has(Fault::RotateUnknownActs) => {
                 let last = self
                     .state
@@ -88,12 +88,31 @@ impl App {
                     .into_iter()
                     .filter_map(|k| k.access_key_id().cloned())
                     .next_back();
-                match last.and_then(|id| self.state.rotate(&self.data, &id, &self.faults)) {
-                    Some(key) => reply::ok(&key),
-                    None => reply::not_found(),
+                match last.and_then(|id| self.rotate_key(&id, deferred)) {
+                    Some((key, nth)) => (reply::ok(&key), nth),
+                    None => return Ok(reply::not_found()),
                 }
             }
-            None => reply::not_found(),
-        })
+            None => return Ok(reply::not_found()),
+        };
+        // The new secret is committed all the same: the client is told the
+        // rotation failed, and the key's secret is one no answer gave.
+        if nth > 1 && self.faults.has(Fault::RotationErrorCommits) {
+            return Ok(reply::internal("the key could not be rotated"));
+        }
+        Ok(reply)
+    }
+
+    /// Rotates key `id`: at once, or under `rotations-lost-update` in a
+    /// copy of the keys document that `deferred` writes back whole after
+    /// a pause. The key and its rotations so far.
+    fn rotate_key(&self, id: &AccessKeyId, deferred: &Deferred) -> Option<(AccessKey, u64)> {
+        if self.faults.has(Fault::RotationsLostUpdate) {
+            let (key, nth, keys) = self.state.rotate_in_copy(&self.data, id, &self.faults)?;
+            deferred.put_keys(keys);
+            Some((key, nth))
+        } else {
+            self.state.rotate(&self.data, id, &self.faults)
+        }
     }
 }

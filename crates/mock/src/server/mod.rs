@@ -130,6 +130,10 @@ pub struct MockInfo {
     pub rail_merchant_id: RailMerchantId,
     /// An active key other than `secret_key`'s, safe to rotate.
     pub access_key_id: Option<AccessKeyId>,
+    /// Another active key, other than `secret_key`'s and than
+    /// `access_key_id`, also safe to rotate: for two rotations of
+    /// different keys at once.
+    pub second_access_key_id: Option<AccessKeyId>,
     /// An IBAN account-info resolves.
     pub iban: String,
     /// A mobile number account-info resolves with `alias_type=MOBILE`.
@@ -268,14 +272,18 @@ impl MockServer {
     /// Sample inputs for every operation.
     pub fn info(&self) -> MockInfo {
         let d = &self.app.data;
-        let rotatable = self
+        // The active keys other than the first (whose secret is
+        // `secret_key`), in the dataset's order.
+        let mut rotatable = self
             .app
             .state
             .keys()
             .into_iter()
             .skip(1)
-            .find(|k| k.is_active)
-            .and_then(|k| k.access_key_id().cloned());
+            .filter(|k| k.is_active)
+            .filter_map(|k| k.access_key_id().cloned());
+        let access_key_id = rotatable.next();
+        let second_access_key_id = rotatable.next();
         let view = self.app.view();
         MockInfo {
             base_url: self.url.clone(),
@@ -287,7 +295,8 @@ impl MockServer {
                 .map(|(b, j)| d.payment_id(b, j)),
             alias_id: d.alias_token(0),
             rail_merchant_id: d.rail_merchant_token(0),
-            access_key_id: rotatable,
+            access_key_id,
+            second_access_key_id,
             iban: d.merchant_iban(0),
             mobile: d.rail_mobile(0),
             till_code: d.till_code(0),

@@ -1,6 +1,7 @@
 //! One request: the control endpoints, latency and chaos, the body and
-//! its limits, then the answer with the wire faults applied (and what the
-//! byte layer must do to it, see `bytes`).
+//! its limits, then the answer (and the write its handler deferred, after
+//! a pause) with the wire faults applied (and what the byte layer must do
+//! to it, see `bytes`).
 
 use std::convert::Infallible;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -24,7 +25,13 @@ use crate::config::Limits;
 use crate::fault::Fault;
 use crate::legal::Legal;
 use crate::reply::{self, Reply};
-use crate::router::{App, Incoming, Op};
+use crate::router::{App, Deferred, Incoming, Op};
+use crate::state::KeysDocument;
+
+/// How long a rotation under `rotations-lost-update` holds the keys
+/// document it read before writing it back whole: long enough for a
+/// rotation sent at the same time to read the same document.
+const LOST_UPDATE_PAUSE: std::time::Duration = std::time::Duration::from_millis(150);
 
 /// How the answer goes out besides its bytes.
 #[derive(Debug, Default)]
@@ -135,8 +142,8 @@ pub(super) async fn answer(
                 delivery.close = true;
                 (reply, delivery)
             }
-            Ok(body) => (
-                handle(
+            Ok(body) => {
+                let (reply, deferred) = handle(
                     &app,
                     &parts,
                     &target,
@@ -144,9 +151,15 @@ pub(super) async fn answer(
                     seen.key_name.as_deref(),
                     seen.framing == Framing::Chunked,
                     conn.id,
-                ),
-                delivery,
-            ),
+                );
+                if let Some(keys) = deferred {
+                    // Asleep on the timer, not on the worker: other
+                    // requests, another rotation among them, go on.
+                    tokio::time::sleep(LOST_UPDATE_PAUSE).await;
+                    app.state.put_keys(keys);
+                }
+                (reply, delivery)
+            }
         },
     };
     Ok(respond(&app, reply, delivery, &conn, busy, &asked))
@@ -283,7 +296,8 @@ async fn read_body(body: IncomingBody, limits: Limits) -> Result<Bytes, Reply> {
     }
 }
 
-/// The API's answer to a whole request.
+/// The API's answer to a whole request, and the write its handler left
+/// for after a pause ([`Deferred`]).
 /// `key_name`: the key header's name as the request spelled it.
 fn handle(
     app: &App,
@@ -293,7 +307,8 @@ fn handle(
     key_name: Option<&str>,
     chunked: bool,
     conn: u64,
-) -> Reply {
+) -> (Reply, Option<KeysDocument>) {
+    let deferred = Deferred::default();
     let spelled_exactly = key_name == Some(aggpay_internal::syntax::KEY_HEADER);
     let key = parts
         .headers
@@ -307,10 +322,12 @@ fn handle(
         body,
         chunked,
         conn,
+        deferred: &deferred,
     };
     // A panic is a bug, but it must cost one request, not the connection.
-    catch_unwind(AssertUnwindSafe(|| app.handle(&incoming)))
-        .unwrap_or_else(|_| reply::internal("the mock failed to answer this request"))
+    let reply = catch_unwind(AssertUnwindSafe(|| app.handle(&incoming)))
+        .unwrap_or_else(|_| reply::internal("the mock failed to answer this request"));
+    (reply, deferred.take())
 }
 
 /// The response: the reply with the wire faults, validators, and the

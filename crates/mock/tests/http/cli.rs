@@ -1,5 +1,5 @@
 //! The command line: values out of range exit 2, the fault list tells
-//! each fault's layer.
+//! each fault's layer, the info file names the samples.
 
 use std::process::Command;
 
@@ -56,4 +56,13 @@ fn the_fault_list_names_each_layer() {
             .unwrap_or_else(|| panic!("{} is not listed", fault.name()));
         assert!(line.contains(fault.layer().as_str()), "{line}");
     }
+}
+
+#[test]
+fn the_info_file_names_two_keys_to_rotate() {
+    let mock = crate::support::Process::start(&[], None);
+    let first = mock.info["access_key_id"].as_str().unwrap();
+    let second = mock.info["second_access_key_id"].as_str().unwrap();
+    assert!(first.starts_with("ak_") && second.starts_with("ak_"));
+    assert_ne!(first, second);
 }

@@ -1,8 +1,9 @@
 //! The faults of the mock's state, each at its places against a faithful
 //! mock of the same seed: reads that write (`reads-write`), a write that
 //! answers another (`export-upsert`), a request that inherits the previous
-//! one's state (`export-body-pooled`) and a list answer kept across queries
-//! (`rail-merchant-list-cache`).
+//! one's state (`export-body-pooled`), a list answer kept across queries
+//! (`rail-merchant-list-cache`), a write answered as failed but committed
+//! (`rotation-error-commits`) and a lost update (`rotations-lost-update`).
 
 use aggpay_mock::{Fault, MockConfig};
 use serde_json::{Value, json};
@@ -276,4 +277,173 @@ fn faithful_rail_merchant_lists_follow_their_query() {
             assert_ne!(body, other);
         }
     }
+}
+
+// rotation-error-commits and rotations-lost-update
+
+/// The two keys a client may rotate (`MockInfo`'s samples).
+fn rotatable(api: &Api) -> [String; 2] {
+    let info = api.server.info();
+    [
+        info.access_key_id.unwrap().to_string(),
+        info.second_access_key_id.unwrap().to_string(),
+    ]
+}
+
+fn rotate(api: &Api, id: &str) -> Response {
+    api.put(&format!("/keys/{id}/rotate"), &api.key.clone())
+}
+
+/// Key `id`'s secret in `keys`, a list of key records.
+fn secret_in(keys: &Value, id: &str) -> String {
+    let key = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["id"] == id || k["token"] == id)
+        .unwrap_or_else(|| panic!("{id} not in {keys}"));
+    s_owned(key, "secret")
+}
+
+/// Key `id`'s secret as the key list shows it.
+fn listed_secret(api: &Api, id: &str) -> String {
+    secret_in(&api.get("/keys", &[]).data()["keys"], id)
+}
+
+/// Rotates `ids` at the same time, each from a thread of its own on a
+/// connection of its own, opened beforehand so that the requests leave
+/// together; the answers, in `ids`' order.
+fn rotate_at_once(api: &Api, ids: &[String]) -> Vec<RawAnswer> {
+    let start = std::sync::Barrier::new(ids.len());
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = ids
+            .iter()
+            .map(|id| {
+                let mut conn = RawConn::open(api.server.addr());
+                let path = format!("/keys/{id}/rotate");
+                let request = api.request("PUT", &path, "1.1", "Content-Length: 0\r\n", b"");
+                let start = &start;
+                scope.spawn(move || {
+                    start.wait();
+                    assert!(conn.send(&request));
+                    conn.answer("PUT")
+                        .unwrap_or_else(|| panic!("no answer to the rotation of {id}"))
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    })
+}
+
+/// The new secret a rotation answered.
+fn answered_secret(answer: &RawAnswer) -> String {
+    let body = answer.json();
+    assert_eq!(answer.status, 200, "{body}");
+    s_owned(&body["data"], "secret")
+}
+
+#[test]
+fn rotation_error_commits_fails_from_a_keys_second_rotation_on() {
+    let api = with_fault(Fault::RotationErrorCommits);
+    for id in rotatable(&api) {
+        let before = listed_secret(&api, &id);
+        let first = s_owned(rotate(&api, &id).data(), "secret");
+        assert_ne!(first, before);
+        assert_eq!(listed_secret(&api, &id), first);
+        let mut known = vec![before, first.clone()];
+        for _ in 0..2 {
+            rotate(&api, &id).assert_envelope(500, "error.internal_server_error");
+            // Committed all the same: a secret no answer gave.
+            let committed = listed_secret(&api, &id);
+            assert!(!known.contains(&committed), "{committed} was known");
+            assert_eq!(secret_in(&api.get("", &[]).data()["keys"], &id), committed);
+            assert_eq!(api.get_with("/keys", &[], Some(&committed)).status, 200);
+            known.push(committed);
+        }
+        // The secret the only success answered is dead.
+        api.get_with("/keys", &[], Some(&first))
+            .assert_envelope(401, "error.unauthorized_access");
+    }
+    assert_eq!(api.server.writes().rotations, 6);
+    // An unknown key names nothing to rotate, however often.
+    for _ in 0..2 {
+        rotate(&api, "ak_unknown").assert_bare(404, "error.not_found");
+    }
+    assert_eq!(api.server.writes().rotations, 6);
+}
+
+#[test]
+fn rotations_lost_update_loses_one_of_two_rotations_at_once() {
+    let api = with_fault(Fault::RotationsLostUpdate);
+    let ids = rotatable(&api);
+    // A thread starved for longer than the mock's pause sends its rotation
+    // after the other's write, and then nothing is lost: such a round is
+    // tried again.
+    for _ in 0..5 {
+        let before: Vec<String> = ids.iter().map(|id| listed_secret(&api, id)).collect();
+        let answered: Vec<String> = rotate_at_once(&api, &ids)
+            .iter()
+            .map(answered_secret)
+            .collect();
+        for (new, old) in answered.iter().zip(&before) {
+            assert_ne!(new, old);
+        }
+        let listed: Vec<String> = ids.iter().map(|id| listed_secret(&api, id)).collect();
+        let shown: Vec<bool> = listed.iter().zip(&answered).map(|(l, a)| l == a).collect();
+        if shown == [true, true] {
+            continue;
+        }
+        let lost = shown
+            .iter()
+            .position(|shown| !shown)
+            .expect("one rotation shows");
+        assert!(shown[1 - lost], "both rotations were lost: {shown:?}");
+        // The later write put back the other key's old secret: the new
+        // one it answered is refused.
+        assert_eq!(listed[lost], before[lost]);
+        api.get_with("/keys", &[], Some(&answered[lost]))
+            .assert_envelope(401, "error.unauthorized_access");
+        assert_eq!(api.get_with("/keys", &[], Some(&before[lost])).status, 200);
+        return;
+    }
+    panic!("no two rotations overlapped in five rounds");
+}
+
+#[test]
+fn rotations_lost_update_keeps_rotations_one_after_another() {
+    let api = with_fault(Fault::RotationsLostUpdate);
+    let [first, second] = rotatable(&api);
+    let a = s_owned(rotate(&api, &first).data(), "secret");
+    let b = s_owned(rotate(&api, &second).data(), "secret");
+    assert_eq!(listed_secret(&api, &first), a);
+    assert_eq!(listed_secret(&api, &second), b);
+    // One key twice in a row: the second rotation's secret is new, and
+    // it stays.
+    let again = s_owned(rotate(&api, &first).data(), "secret");
+    assert_ne!(again, a);
+    assert_eq!(listed_secret(&api, &first), again);
+}
+
+#[test]
+fn faithful_rotations_at_once_both_show() {
+    let api = faithful();
+    let ids = rotatable(&api);
+    let answered: Vec<String> = rotate_at_once(&api, &ids)
+        .iter()
+        .map(answered_secret)
+        .collect();
+    for (id, secret) in ids.iter().zip(&answered) {
+        assert_eq!(&listed_secret(&api, id), secret);
+    }
+}
+
+#[test]
+fn faithful_rotations_of_one_key_in_a_row_both_succeed() {
+    let api = faithful();
+    let [id, _] = rotatable(&api);
+    let first = s_owned(rotate(&api, &id).data(), "secret");
+    let second = s_owned(rotate(&api, &id).data(), "secret");
+    assert_ne!(first, second);
+    assert_eq!(listed_secret(&api, &id), second);
+    assert_eq!(api.server.writes().rotations, 2);
 }

@@ -368,6 +368,8 @@ pub struct Process {
     pub addr: std::net::SocketAddr,
     pub aggregator: String,
     pub key: String,
+    /// The info file the mock wrote.
+    pub info: Value,
     _dir: aggpay_testkit::TempDir,
 }
 
@@ -422,6 +424,7 @@ impl Process {
             addr,
             aggregator: info["aggregator_id"].as_str().unwrap().to_owned(),
             key: info["secret_key"].as_str().unwrap().to_owned(),
+            info,
             _dir: dir,
         }
     }

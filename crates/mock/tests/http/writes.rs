@@ -138,3 +138,36 @@ fn rotation_is_atomic_under_concurrent_reads() {
         assert!(reads > 0);
     });
 }
+
+/// The info names two keys to rotate besides the key in use: both
+/// active, all three different.
+#[test]
+fn the_info_names_two_other_active_keys_to_rotate() {
+    let api = Api::new();
+    let info = api.server.info();
+    let first = info.access_key_id.unwrap().to_string();
+    let second = info.second_access_key_id.unwrap().to_string();
+    assert_ne!(first, second);
+    let keys = api.get("/keys", &[]).data()["keys"].clone();
+    let find = |id: &str| {
+        keys.as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["id"] == id || k["token"] == id)
+            .unwrap_or_else(|| panic!("{id} not listed"))
+            .clone()
+    };
+    let in_use = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["secret"] == api.key.as_str())
+        .unwrap()
+        .clone();
+    for id in [&first, &second] {
+        let key = find(id);
+        assert_eq!(key["is_active"], true, "{key}");
+        assert_ne!(key["id"], in_use["id"]);
+        assert_ne!(key["secret"], in_use["secret"]);
+    }
+}
