@@ -124,6 +124,11 @@ pub struct Args {
     /// The access key to rotate: never the key in use. Never discovered.
     #[arg(long)]
     pub access_key_id: Option<String>,
+    /// A second access key to rotate, never the key in use nor
+    /// --access-key-id's: with it, rotations of two keys at once are
+    /// judged, and rotations in every request form. Never discovered.
+    #[arg(long)]
+    pub second_access_key_id: Option<String>,
     /// An IBAN that account-info resolves.
     #[arg(long)]
     pub iban: Option<String>,

@@ -20,6 +20,9 @@ pub struct Inputs {
     pub rail_merchant_id: Option<String>,
     /// The key to rotate, never the key in use (`--access-key-id`).
     pub access_key_id: Option<String>,
+    /// A second key to rotate, never the key in use nor the first
+    /// (`--second-access-key-id`).
+    pub second_access_key_id: Option<String>,
     /// An IBAN account-info resolves (`--iban`).
     pub iban: Option<String>,
     /// A mobile number account-info resolves (`--mobile`).
@@ -36,6 +39,7 @@ impl Inputs {
             alias_id: Some(info.alias_id.to_string()),
             rail_merchant_id: Some(info.rail_merchant_id.to_string()),
             access_key_id: info.access_key_id.map(|k| k.to_string()),
+            second_access_key_id: info.second_access_key_id.map(|k| k.to_string()),
             iban: Some(info.iban),
             mobile: Some(info.mobile),
             till_code: Some(info.till_code),
@@ -49,6 +53,7 @@ impl Inputs {
             alias_id: self.alias_id.or(other.alias_id),
             rail_merchant_id: self.rail_merchant_id.or(other.rail_merchant_id),
             access_key_id: self.access_key_id.or(other.access_key_id),
+            second_access_key_id: self.second_access_key_id.or(other.second_access_key_id),
             iban: self.iban.or(other.iban),
             mobile: self.mobile.or(other.mobile),
             till_code: self.till_code.or(other.till_code),
@@ -62,6 +67,7 @@ impl Inputs {
             ("--alias-id", &self.alias_id),
             ("--rail-merchant-id", &self.rail_merchant_id),
             ("--access-key-id", &self.access_key_id),
+            ("--second-access-key-id", &self.second_access_key_id),
             ("--iban", &self.iban),
             ("--mobile", &self.mobile),
             ("--till-code", &self.till_code),

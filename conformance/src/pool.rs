@@ -38,8 +38,9 @@ struct State {
 
 impl State {
     /// True when a request of `turn` may take a slot now.
-    fn may_go(&self, turn: Turn) -> bool {
-        self.in_flight < self.allowed && self.waiting[..turn as usize].iter().all(|w| *w == 0)
+    fn may_go(&self, turn: Turn, slots: usize) -> bool {
+        self.in_flight + slots.min(self.allowed) <= self.allowed
+            && self.waiting[..turn as usize].iter().all(|w| *w == 0)
     }
 
     /// The turn whose first waiter should take the next free slot, if a
@@ -159,18 +160,40 @@ impl Pool {
 
     /// Waits for a free slot: a request may be sent while it is held.
     pub fn slot(&self) -> Slot<'_> {
+        self.take(1);
+        Slot(self)
+    }
+
+    /// Waits until `n` slots are free at once (as many as are allowed,
+    /// if fewer), and takes them together: for requests that must be in
+    /// flight at the same time. Taken one by one, two callers could each
+    /// hold a part and wait for the rest forever.
+    pub fn slots(&self, n: usize) -> Vec<Slot<'_>> {
+        let taken = self.take(n);
+        (0..taken).map(|_| Slot(self)).collect()
+    }
+
+    /// Takes `n` slots (at most as many as are allowed) when its turn
+    /// comes; how many it took.
+    fn take(&self, n: usize) -> usize {
         let turn = TURN.with(std::cell::Cell::get);
         let mut state = self.lock();
         state.waiting[turn as usize] += 1;
-        while !state.may_go(turn) {
+        while !state.may_go(turn, n) {
             state = self.freed[turn as usize]
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
+            // Woken for a slot it cannot use yet (it waits for several):
+            // another waiter of its turn may use it.
+            if n > 1 && !state.may_go(turn, n) && state.waiting[turn as usize] > 1 {
+                self.freed[turn as usize].notify_one();
+            }
         }
+        let taken = n.min(state.allowed);
         state.waiting[turn as usize] -= 1;
-        state.in_flight += 1;
+        state.in_flight += taken;
         self.wake(&state);
-        Slot(self)
+        taken
     }
 
     /// A connection failed: halve the requests in flight.

@@ -122,6 +122,7 @@ fn target(args: &Args, stderr: &mut dyn Write) -> Result<ServerUnderTest, Unusab
         alias_id: args.alias_id.clone(),
         rail_merchant_id: args.rail_merchant_id.clone(),
         access_key_id: args.access_key_id.clone(),
+        second_access_key_id: args.second_access_key_id.clone(),
         iban: args.iban.clone(),
         mobile: args.mobile.clone(),
         till_code: args.till_code.clone(),
@@ -509,8 +510,9 @@ fn write_baseline(path: &std::path::Path, reports: &[RuleReport]) -> Result<(), 
 }
 
 /// The rules of [`Phase::Alone`] one at a time, then those of
-/// [`Phase::Rules`] on the pool, then the exchange rules; reported in
-/// catalogue order as soon as every earlier rule is done.
+/// [`Phase::Writes`] side by side, then those of [`Phase::Rules`] on the
+/// pool, then the exchange rules; reported in catalogue order as soon as
+/// every earlier rule is done.
 fn run_rules(
     ctx: &Ctx,
     rules: &[Rule],
@@ -535,6 +537,24 @@ fn run_rules(
         if rule.phase() == Phase::Alone {
             done[i] = Some(run_rule(ctx, rule, deadline, baseline));
         }
+    }
+    // Then what writes leave behind, each rule writing records of its
+    // own kind, so that they run side by side.
+    let writing: Vec<usize> = (0..rules.len())
+        .filter(|i| rules[*i].phase() == Phase::Writes)
+        .collect();
+    let written = std::thread::scope(|scope| {
+        let running: Vec<_> = writing
+            .iter()
+            .map(|&i| scope.spawn(move || run_rule(ctx, &rules[i], deadline, baseline)))
+            .collect();
+        running
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect::<Vec<_>>()
+    });
+    for (i, report) in writing.into_iter().zip(written) {
+        done[i] = Some(report);
     }
     let (sender, receiver) = mpsc::channel::<(usize, RuleReport)>();
     let mut flush =

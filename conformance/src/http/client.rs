@@ -288,6 +288,16 @@ impl Http {
         url: &str,
     ) -> Option<Result<Answer, ureq::Error>> {
         let _slot = self.pool.slot();
+        self.attempt_holding(reuse, request, url)
+    }
+
+    /// [`Http::attempt`], its slot already held.
+    fn attempt_holding(
+        &self,
+        reuse: bool,
+        request: &Request,
+        url: &str,
+    ) -> Option<Result<Answer, ureq::Error>> {
         // A turn of the pacer past the deadline is not waited for: the
         // budget bounds the whole run, pacing included.
         let timeout = self.turn()?;
@@ -344,6 +354,44 @@ impl Http {
         };
         let transient = retry::classify(&result).transient();
         self.finish(request, url, result, 1, transient)
+    }
+
+    /// Writes sent at the same time, each once on a connection of its
+    /// own (as [`Http::write`]): their slots are taken together, so that
+    /// every one is in flight before any answer is read. When fewer
+    /// requests than these may be in flight (`--jobs`), they are sent
+    /// one after another instead, and the second value is false.
+    pub fn writes_at_once(&self, requests: &[Request]) -> (Vec<Exchange>, bool) {
+        let slots = self.pool.slots(requests.len());
+        if slots.len() < requests.len() {
+            drop(slots);
+            return (
+                requests.iter().map(|r| self.write(r.clone())).collect(),
+                false,
+            );
+        }
+        let answers = std::thread::scope(|scope| {
+            let sent: Vec<_> = requests
+                .iter()
+                .map(|request| {
+                    scope.spawn(move || {
+                        let url = self.url(request);
+                        match self.attempt_holding(false, request, &url) {
+                            None => Self::unanswered(request.clone(), url, NoAnswer::budget(), 0),
+                            Some(result) => {
+                                let transient = retry::classify(&result).transient();
+                                self.finish(request.clone(), url, result, 1, transient)
+                            }
+                        }
+                    })
+                })
+                .collect();
+            sent.into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        drop(slots);
+        (answers, true)
     }
 
     /// A write that makes something new each time (an export job), or

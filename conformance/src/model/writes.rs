@@ -54,6 +54,16 @@ fn listed(http: &Http, id: &str) -> Option<Value> {
     list.known().find(|k| key_id(k) == id).cloned()
 }
 
+/// The secret key `id` has now, from the key list, unless it is the key
+/// in use: rotating that would lock the run out.
+pub fn rotatable(http: &Http, id: &str) -> Result<Option<String>, String> {
+    let secret = listed(http, id).and_then(|k| k["secret"].as_str().map(str::to_owned));
+    if secret.as_deref().is_some_and(|s| http.key_matches(s)) {
+        return Err(format!("refusing to rotate {id}: it is the key in use"));
+    }
+    Ok(secret)
+}
+
 /// Rotates key `id`, whose secret is `before`.
 ///
 /// A lost answer is looked up in the key list: a rotation that did not
@@ -62,7 +72,12 @@ fn listed(http: &Http, id: &str) -> Option<Value> {
 /// (not blind: the list has shown the state it starts from). Never more
 /// than [`ROTATIONS`] in all.
 pub fn rotate(http: &Http, id: &str, before: Option<&str>) -> Rotation {
-    let request = Request::to_one(OpId::Rotate, id);
+    rotate_as(http, Request::to_one(OpId::Rotate, id), id, before)
+}
+
+/// [`rotate`], with the rotation's request as given (in a form of its
+/// own: chunked, after `Expect: 100-continue`).
+pub fn rotate_as(http: &Http, request: Request, id: &str, before: Option<&str>) -> Rotation {
     let mut before = before.map(str::to_owned);
     let mut answer = http.write(request.clone());
     let mut rotated_again = false;

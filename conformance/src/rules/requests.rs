@@ -49,6 +49,15 @@ const BODY_READ: Claim = Claim {
     ],
 };
 
+const ROTATED_IN_EVERY_FORM: Claim = Claim {
+    holds: "a rotation is performed alike whether it comes with Content-Length, chunked or after `Expect: 100-continue`: each answers the key with a new secret (a 411 for the chunked form is a refusal the server may make)",
+    says: &[
+        JSON_OVER_HTTP,
+        "Rotates the key and returns `data`: AccessKey with the new secret.",
+        "RFC 9112 section 6.1: A recipient MUST be able to parse the chunked transfer coding (Section 7.1) because it plays a crucial role in framing messages when the content size is not known in advance.",
+    ],
+};
+
 const VALIDATED: Claim = Claim {
     holds: "a GET with If-None-Match naming an entity tag the server gave is answered 304 only while the representation is the one so tagged",
     says: &[
@@ -104,9 +113,9 @@ pub fn rules() -> Vec<Rule> {
             id: "requests.write-bodies",
             level: Level::Required,
             source: "API.md (a JSON-over-HTTP API); RFC 9112 section 6.1; RFC 9110 section 10.1.1",
-            claims: &[BODY_READ],
-            summary: "every write sent with its body chunked, and with Expect: 100-continue, is answered as with Content-Length (with --allow-writes)",
-            faults: &[Fault::ChunkedBodyEmpty],
+            claims: &[BODY_READ, ROTATED_IN_EVERY_FORM],
+            summary: "every write sent with its body chunked, and with Expect: 100-continue, is answered as with Content-Length; the --second-access-key-id key rotated in each form is rotated each time (with --allow-writes)",
+            faults: &[Fault::ChunkedBodyEmpty, Fault::RotateSameSecret],
             judges: &[Subject::Answer(on::write)],
             run: Run::Check(write_bodies),
         },
@@ -319,6 +328,25 @@ fn pipelined(c: &Check<'_>) -> Outcome {
     judge.outcome()
 }
 
+/// The run's earliest successful plain read of `op`, whatever its query.
+fn first_read(c: &Check<'_>, op: &crate::contract::Op) -> Option<Exchange> {
+    c.ctx
+        .samples
+        .iter()
+        .map(|s| &s.exchange)
+        .filter(|e| {
+            e.op().is_some_and(|o| o.id == op.id)
+                && e.request.method == "GET"
+                && e.request.form.is_plain()
+                && e.request.aggregator.is_none()
+                && matches!(e.request.auth, crate::http::Auth::Key)
+                && e.success()
+                && e.transient.is_none()
+        })
+        .min_by_key(|e| e.wire.as_ref().map(|w| w.sent_at))
+        .cloned()
+}
+
 /// The run's earliest successful answer to exactly `request`.
 fn earlier(c: &Check<'_>, request: &Request) -> Option<Exchange> {
     c.ctx
@@ -376,17 +404,8 @@ fn write_bodies(c: &Check<'_>) -> Outcome {
             writes.push((request.json(body.to_string()), place));
         }
     }
-    let forms = [
-        Form {
-            chunked: true,
-            ..Form::default()
-        },
-        Form {
-            expect_continue: true,
-            ..Form::default()
-        },
-    ];
-    judged(c, &writes, |request| {
+    let forms = body_forms();
+    let results = c.map(&writes, |(request, _)| {
         // Each a write that makes a new export or names no key: sent
         // again when its answer is lost, harmless.
         let plain = c.ctx.http.repeatable_write(request.clone());
@@ -416,7 +435,80 @@ fn write_bodies(c: &Check<'_>) -> Outcome {
             }
         }
         Ok(())
-    })
+    });
+    let mut judge = Judge::default();
+    for ((_, place), result) in writes.iter().zip(results) {
+        judge.at(*place, result);
+    }
+    // A rotation has no body to misread, only framing: whether it is
+    // performed shows only on a key that exists. The second key given is
+    // this rule's alone in this phase (the random sequences leave it
+    // out); the first is the sequences'.
+    if let Some(id) = &c.ctx.inputs.second_access_key_id {
+        let place = Place::new(crate::contract::OpId::Rotate, At::Answer);
+        judge.at(place, rotations_in_forms(c, id, &forms));
+    }
+    judge.outcome()
+}
+
+/// The forms a write is sent in besides the plain one.
+fn body_forms() -> [Form; 2] {
+    [
+        Form {
+            chunked: true,
+            ..Form::default()
+        },
+        Form {
+            expect_continue: true,
+            ..Form::default()
+        },
+    ]
+}
+
+/// Rotations of key `id`, plain and then in each form, one after another:
+/// each performed, so each answers a secret the one before did not.
+fn rotations_in_forms(c: &Check<'_>, id: &str, forms: &[Form]) -> Result<(), Finding> {
+    use crate::model::writes::{rotatable, rotate, rotate_as};
+    let secret = |r: &crate::model::Rotation| {
+        r.key()
+            .and_then(|k| k["secret"].as_str())
+            .map(str::to_owned)
+    };
+    let Ok(before) = rotatable(&c.ctx.http, id) else {
+        return Ok(());
+    };
+    let mut last = secret(&rotate(&c.ctx.http, id, before.as_deref()));
+    for form in forms {
+        let Some(before) = last.clone() else {
+            // No secret to compare with: the plain rotation did not
+            // succeed, which keys.rotation judges.
+            return Ok(());
+        };
+        let request = Request::to_one(crate::contract::OpId::Rotate, id).in_form(form.clone());
+        let rotation = rotate_as(&c.ctx.http, request, id, Some(&before));
+        let e = &rotation.answer;
+        if form.chunked && e.status() == Some(411) {
+            continue;
+        }
+        if e.transient.is_some() && rotation.recovered.is_none() {
+            last = None;
+            continue;
+        }
+        let now = secret(&rotation);
+        if rotation.recovered.is_none() && e.success() && now.as_deref() == Some(before.as_str()) {
+            return Err(c.fail(
+                &ROTATED_IN_EVERY_FORM,
+                e,
+                format!(
+                    "the rotation of {id} sent with {} answered {} with the secret the key already had: it was not performed",
+                    form.shown(),
+                    status(e)
+                ),
+            ));
+        }
+        last = now;
+    }
+    Ok(())
 }
 
 /// The reads a rotation changes, asked with the entity tag they had when
@@ -424,20 +516,23 @@ fn write_bodies(c: &Check<'_>) -> Outcome {
 /// the representation is the one tagged, which the same GET without the
 /// condition shows.
 fn conditional(c: &Check<'_>) -> Outcome {
-    let cases: Vec<(Request, Place)> = crate::contract::OPS
+    let cases: Vec<(Request, Place, Option<Exchange>)> = crate::contract::OPS
         .iter()
         .filter(|op| on::shows_keys(op))
         .filter_map(|op| {
-            Some((
-                super::auth::request(c.ctx, op)?,
-                Place::new(op.id, At::Answer),
-            ))
+            // The run's first answer at this place, before anything was
+            // written, asked again as it was (a list read with its page
+            // size is its own representation).
+            let first = first_read(c, op);
+            let request = first.as_ref().map_or_else(
+                || super::auth::request(c.ctx, op),
+                |e| Some(e.request.clone()),
+            )?;
+            Some((request, Place::new(op.id, At::Answer), first))
         })
         .collect();
-    judged(c, &cases, |request| {
-        // The run's first answer to this very request, before anything
-        // was written.
-        let Some(first) = earlier(c, request) else {
+    let results = c.map(&cases, |(request, _, first)| {
+        let Some(first) = first else {
             return Ok(());
         };
         // A weak tag promises less than the content; no tag, nothing.
@@ -465,5 +560,10 @@ fn conditional(c: &Check<'_>) -> Outcome {
             ));
         }
         Ok(())
-    })
+    });
+    let mut judge = Judge::default();
+    for ((_, place, _), result) in cases.iter().zip(results) {
+        judge.at(*place, result);
+    }
+    judge.outcome()
 }

@@ -35,6 +35,10 @@ pub enum Phase {
     /// flight: it judges what requests leave behind, which another rule's
     /// write would blur.
     Alone,
+    /// After [`Phase::Alone`] and before the other rules, side by side
+    /// with the other rules of this phase only: it judges what its own
+    /// writes leave behind, in records no other rule of the phase writes.
+    Writes,
     /// With the other rules, in parallel.
     Rules,
     /// After every other rule: it judges every exchange of the run.
@@ -77,6 +81,9 @@ pub enum Run {
     /// request in flight): what it judges is the
     /// state requests leave behind.
     Alone(fn(&Check<'_>) -> Outcome),
+    /// As `Check`, in [`Phase::Writes`]: it judges the state its own
+    /// writes leave in records of one kind, which it alone writes then.
+    Writes(fn(&Check<'_>) -> Outcome),
     /// It judges every answer of the run as it is made (`Some(why)`
     /// when broken), and is reported after every other rule; its cases
     /// are the answers it counts.
@@ -112,6 +119,7 @@ impl fmt::Debug for Run {
         f.write_str(match self {
             Run::Check(_) => "Check",
             Run::Alone(_) => "Alone",
+            Run::Writes(_) => "Writes",
             Run::EveryAnswer(_, Cases::Successes) => "EveryAnswer(successes)",
             Run::EveryAnswer(_, Cases::Answers) => "EveryAnswer(answers)",
             Run::EveryAnswer(_, Cases::Messages) => "EveryAnswer(messages)",
@@ -137,6 +145,7 @@ impl Rule {
         match self.run {
             Run::Check(_) => Phase::Rules,
             Run::Alone(_) => Phase::Alone,
+            Run::Writes(_) => Phase::Writes,
             Run::EveryAnswer(..) | Run::EveryAnswerAnd(..) => Phase::Exchanges,
         }
     }
@@ -144,7 +153,7 @@ impl Rule {
     /// Its judge of every answer, for the HTTP layer.
     pub fn observer(&self) -> Option<Observer> {
         match self.run {
-            Run::Check(_) | Run::Alone(_) => None,
+            Run::Check(_) | Run::Alone(_) | Run::Writes(_) => None,
             Run::EveryAnswer(judge, cases) => Some((self.id, judge, cases)),
             Run::EveryAnswerAnd(judge, _) => Some((self.id, judge, Cases::Answers)),
         }
@@ -170,7 +179,10 @@ impl Rule {
     /// Judges, in the run's context.
     pub fn judge(&self, c: &Check<'_>) -> Outcome {
         match self.run {
-            Run::Check(check) | Run::Alone(check) | Run::EveryAnswerAnd(_, check) => check(c),
+            Run::Check(check)
+            | Run::Alone(check)
+            | Run::Writes(check)
+            | Run::EveryAnswerAnd(_, check) => check(c),
             Run::EveryAnswer(_, cases) => observe::from_log(c, cases),
         }
     }

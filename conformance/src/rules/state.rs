@@ -13,6 +13,7 @@ use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{At, OPS, Op, OpId, Place, Walk};
 use crate::http::{Exchange, Request};
+use crate::model::{ListModel, Source};
 
 const READS_CHANGE_NOTHING: Claim = Claim {
     holds: "a read changes no record: every field the contract defines, updated_at included, reads the same after any other read",
@@ -28,6 +29,22 @@ const EACH_EXPORT_ITS_OWN: Claim = Claim {
     says: &[
         "creates an asynchronous report export job for a batch or merchant scope.",
         "empty string when the export is of kind REPORT_KIND_BATCH",
+    ],
+};
+
+const FAILED_ROTATION_UNDONE: Claim = Claim {
+    holds: "a rotation answered with an error (other than a 429 or 503, which say it was not handled, or no answer at all) leaves the key as it was: the key list and the aggregator record show the secret it had",
+    says: &[
+        "Rotates the key and returns `data`: AccessKey with the new secret.",
+        "| 500 | error.internal_server_error | internal failure; message carries an internal error description |",
+    ],
+};
+
+const EVERY_ROTATION_TAKES: Claim = Claim {
+    holds: "rotations in a row and at the same time each take effect: afterwards the key list and the aggregator record show, for each key rotated, the secret a rotation of it answered (the last one's, for rotations in a row)",
+    says: &[
+        "Rotates the key and returns `data`: AccessKey with the new secret.",
+        "| secret | string | the key secret, returned in clear by list, get-aggregator and rotate; shown as <ACCESS_KEY_SECRET> |",
     ],
 };
 
@@ -51,7 +68,22 @@ pub fn rules() -> Vec<Rule> {
             summary: "exports of one scope sent twice in a row and twice at once each answer an export of their own, and exports whose bodies differ in which members they carry each answer what their own body says (with --allow-writes)",
             faults: &[Fault::ExportUpsert, Fault::ExportBodyPooled],
             judges: &[Subject::BodyField(|op, _| on::report_export(op))],
-            run: Run::Alone(exports),
+            run: Run::Writes(exports),
+        },
+        Rule {
+            id: "state.rotations",
+            level: Level::Required,
+            source: "API.md Access keys (rotates the key and returns the AccessKey with the new secret); AccessKey (secret); Errors (500 error.internal_server_error)",
+            claims: &[EVERY_ROTATION_TAKES, FAILED_ROTATION_UNDONE],
+            summary: "the --access-key-id key rotated twice in a row, then twice at once beside the --second-access-key-id key: the key list and the aggregator record then show each key's secret as the answers left it, and a rotation answered with an error changed nothing (with --allow-writes)",
+            faults: &[
+                Fault::RotationErrorCommits,
+                Fault::RotationsLostUpdate,
+                Fault::AggregatorKeysMasked,
+                Fault::AggregatorKeysStale,
+            ],
+            judges: &[Subject::Answer(on::shows_keys)],
+            run: Run::Writes(rotations),
         },
     ]
 }
@@ -285,4 +317,206 @@ fn exports(c: &Check<'_>) -> Outcome {
     let at_once = c.map(&bodies, |b| export(c, b));
     judge.at(place("kind"), distinct(&at_once, "at the same time"));
     judge.outcome()
+}
+
+/// Times a step of `state.rotations` is made when its answers are lost.
+const STEP_TRIES: usize = 4;
+
+/// What one rotation answered: the new secret, or why it tells nothing
+/// or that nothing should have changed.
+enum Rotated {
+    /// Answered with a key and its secret.
+    To(String),
+    /// Answered with an error that is the server's answer: the key must
+    /// be as it was.
+    Refused(Box<Exchange>),
+    /// No answer, or one that says the request was not handled (429,
+    /// 503): what it did is not known.
+    Unknown,
+}
+
+/// What a rotation's exchange says it did.
+fn rotated(e: Exchange) -> Rotated {
+    if e.transient.is_some() || matches!(e.status(), Some(429 | 503)) {
+        return Rotated::Unknown;
+    }
+    match e.data().and_then(|d| d["secret"].as_str()) {
+        Some(secret) => Rotated::To(secret.to_owned()),
+        None if e.success() => Rotated::Unknown,
+        None => Rotated::Refused(Box::new(e)),
+    }
+}
+
+/// The secret of each key as the key list and the aggregator record show
+/// it now, each with its place and the exchange that showed it.
+fn shown_secrets(c: &Check<'_>) -> Vec<(Place, Exchange, BTreeMap<String, String>)> {
+    let reads = [OpId::Keys, OpId::Aggregator];
+    let secrets = |keys: &mut dyn Iterator<Item = &Value>| -> BTreeMap<String, String> {
+        keys.filter_map(|k| {
+            Some((
+                crate::model::key_id(k).to_owned(),
+                k["secret"].as_str()?.to_owned(),
+            ))
+        })
+        .collect()
+    };
+    c.map(&reads, |op| {
+        let (e, shown) = if *op == OpId::Keys {
+            // Every page of the list.
+            let list = ListModel::read(&c.ctx.http, Source::of(Op::get(OpId::Keys)));
+            let shown = secrets(&mut list.known());
+            (list.pages.first().cloned()?, shown)
+        } else {
+            let e = c.send(Request::to(OpId::Aggregator));
+            let shown = secrets(&mut e.data()?["keys"].as_array()?.iter());
+            (e, shown)
+        };
+        (e.success() && e.transient.is_none()).then(|| (Place::new(*op, At::Answer), e, shown))
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Rotations of the --access-key-id key twice in a row, then twice at
+/// once beside one of the --second-access-key-id key, each followed by a
+/// reading of what the key list and the aggregator record show.
+fn rotations(c: &Check<'_>) -> Outcome {
+    if !c.ctx.options.allow_writes {
+        return Outcome::skipped("writes are not allowed (--allow-writes)");
+    }
+    let Some(first) = c.ctx.inputs.access_key_id.clone() else {
+        return Outcome::skipped("needs a key to rotate: pass --access-key-id");
+    };
+    let second = c.ctx.inputs.second_access_key_id.clone();
+    for id in std::iter::once(&first).chain(&second) {
+        if let Err(why) = crate::model::writes::rotatable(&c.ctx.http, id) {
+            return Outcome::skipped(why);
+        }
+    }
+    let mut judge = Judge::default();
+    // What each key's secret must be now: the last secret answered, or
+    // the one read before.
+    let mut due: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut refused: Option<Exchange> = None;
+    let before = shown_secrets(c);
+    let Some((_, _, shown)) = before.first() else {
+        return Outcome::skipped("the key list could not be read before the rotations");
+    };
+    for id in std::iter::once(&first).chain(&second) {
+        if let Some(secret) = shown.get(id) {
+            due.insert(id.clone(), vec![secret.clone()]);
+        }
+    }
+    // Twice in a row, then at once: the two keys, then the first key
+    // twice (the first key twice only, without a second), each pair in
+    // flight together. A step whose answer was lost, or throttled (the
+    // server says it did not handle it), is read back from the key list
+    // and made again, a few times: what a lost rotation did is not known.
+    let mut steps: Vec<(Vec<&String>, bool)> = vec![(vec![&first], false), (vec![&first], false)];
+    steps.push((vec![&first, second.as_ref().unwrap_or(&first)], true));
+    if second.is_some() {
+        steps.push((vec![&first, &first], true));
+    }
+    let mut in_a_row = 0;
+    for (ids, together) in steps {
+        let mut settled = false;
+        for _ in 0..STEP_TRIES {
+            let requests: Vec<Request> = ids
+                .iter()
+                .map(|id| Request::to_one(OpId::Rotate, id))
+                .collect();
+            let (answers, at_once) = if together {
+                c.ctx.http.writes_at_once(&requests)
+            } else {
+                (vec![c.ctx.http.write(requests[0].clone())], false)
+            };
+            let answers: Vec<Rotated> = answers.into_iter().map(rotated).collect();
+            if answers.iter().any(|a| matches!(a, Rotated::Unknown)) {
+                // Learn where the keys stand, and make the step again.
+                let Some((_, _, shown)) = shown_secrets(c).into_iter().next() else {
+                    return judge.outcome();
+                };
+                for id in &ids {
+                    if let Some(secret) = shown.get(*id) {
+                        due.insert((*id).clone(), vec![secret.clone()]);
+                    }
+                }
+                continue;
+            }
+            let mut answered: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for (id, answer) in ids.iter().zip(answers) {
+                match answer {
+                    Rotated::To(secret) => answered.entry((*id).clone()).or_default().push(secret),
+                    Rotated::Refused(e) => refused = Some(*e),
+                    Rotated::Unknown => {}
+                }
+            }
+            due.extend(answered);
+            settled = true;
+            if !together {
+                in_a_row += 1;
+                if in_a_row < 2 {
+                    break;
+                }
+            }
+            let how = match (together, at_once) {
+                (false, _) => "rotated twice in a row",
+                (true, true) => "rotated at the same time",
+                (true, false) => "rotated one after another (--jobs allows no more in flight)",
+            };
+            if !compare(c, &mut judge, &due, refused.take(), how) {
+                return judge.outcome();
+            }
+            break;
+        }
+        if !settled {
+            return judge.outcome();
+        }
+    }
+    judge.outcome()
+}
+
+/// Judges what the key list and the aggregator record show against
+/// `due` (each key's possible secrets); false when they could not be
+/// read.
+fn compare(
+    c: &Check<'_>,
+    judge: &mut Judge,
+    due: &BTreeMap<String, Vec<String>>,
+    refused: Option<Exchange>,
+    how: &str,
+) -> bool {
+    let shown = shown_secrets(c);
+    if shown.is_empty() {
+        return false;
+    }
+    for (place, e, secrets) in shown {
+        let wrong = due.iter().find(|(id, want)| {
+            secrets
+                .get(id.as_str())
+                .is_some_and(|now| !want.contains(now))
+        });
+        let result = match (wrong, &refused) {
+            (None, _) => Ok(()),
+            (Some((id, _)), Some(error)) => Err(c.fail(
+                &FAILED_ROTATION_UNDONE,
+                &e,
+                format!(
+                    "after the key {id} was {how}, one rotation answered {}, yet the key now shows a secret no rotation answered: the refused rotation was performed",
+                    error.status().map_or_else(|| "no answer".to_owned(), |s| s.to_string())
+                ),
+            )),
+            (Some((id, want)), None) => Err(c.fail(
+                &EVERY_ROTATION_TAKES,
+                &e,
+                format!(
+                    "after the key {id} was {how}, it shows a secret no rotation of it answered last ({} answered): a rotation was lost, or this read does not show the secret the key has",
+                    want.len()
+                ),
+            )),
+        };
+        judge.at(place, result);
+    }
+    true
 }
