@@ -81,7 +81,7 @@ pub enum Run {
     /// request in flight): what it judges is the
     /// state requests leave behind.
     Alone(fn(&Check<'_>) -> Outcome),
-    /// As `Check`, in [`Phase::Writes`]: it judges the state its own
+    /// As `Check`, in the phase of the rules that write: it judges the state its own
     /// writes leave in records of one kind, which it alone writes then.
     Writes(fn(&Check<'_>) -> Outcome),
     /// It judges every answer of the run as it is made (`Some(why)`
