@@ -405,15 +405,36 @@ fn write_bodies(c: &Check<'_>) -> Outcome {
         }
     }
     let forms = body_forms();
-    let results = c.map(&writes, |(request, _)| {
+    // A rotation has no body to misread, only framing: whether it is
+    // performed shows only on a key that exists. The second key given is
+    // this rule's alone in this phase (the random sequences leave it
+    // out); the first is the sequences'. Its chain runs beside the other
+    // writes.
+    let rotate = Place::new(crate::contract::OpId::Rotate, At::Answer);
+    let work: Vec<(Option<&Request>, Place)> = writes
+        .iter()
+        .map(|(r, p)| (Some(r), *p))
+        .chain(
+            c.ctx
+                .inputs
+                .second_access_key_id
+                .as_ref()
+                .map(|_| (None, rotate)),
+        )
+        .collect();
+    let results = c.map(&work, |(request, _)| {
+        let Some(request) = request else {
+            let id = c.ctx.inputs.second_access_key_id.as_deref().unwrap_or("");
+            return rotations_in_forms(c, id, &forms);
+        };
         // Each a write that makes a new export or names no key: sent
         // again when its answer is lost, harmless.
-        let plain = c.ctx.http.repeatable_write(request.clone());
+        let plain = c.ctx.http.repeatable_write((*request).clone());
         for form in &forms {
             let e = c
                 .ctx
                 .http
-                .repeatable_write(request.clone().in_form(form.clone()));
+                .repeatable_write((*request).clone().in_form(form.clone()));
             if e.transient.is_some() || plain.transient.is_some() {
                 continue;
             }
@@ -437,16 +458,8 @@ fn write_bodies(c: &Check<'_>) -> Outcome {
         Ok(())
     });
     let mut judge = Judge::default();
-    for ((_, place), result) in writes.iter().zip(results) {
+    for ((_, place), result) in work.iter().zip(results) {
         judge.at(*place, result);
-    }
-    // A rotation has no body to misread, only framing: whether it is
-    // performed shows only on a key that exists. The second key given is
-    // this rule's alone in this phase (the random sequences leave it
-    // out); the first is the sequences'.
-    if let Some(id) = &c.ctx.inputs.second_access_key_id {
-        let place = Place::new(crate::contract::OpId::Rotate, At::Answer);
-        judge.at(place, rotations_in_forms(c, id, &forms));
     }
     judge.outcome()
 }
