@@ -403,7 +403,7 @@ fn rotations(c: &Check<'_>) -> Outcome {
     let mut refused: Option<Exchange> = None;
     let before = shown_secrets(c, false);
     let Some((_, _, shown)) = before.first() else {
-        return Outcome::skipped("the key list could not be read before the rotations");
+        return Outcome::skipped("the aggregator record could not be read before the rotations");
     };
     for id in std::iter::once(&first).chain(&second) {
         if let Some(secret) = shown.get(id) {
