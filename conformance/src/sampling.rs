@@ -439,11 +439,8 @@ impl Ctx {
             .find(|k| k["id"] == id.as_str() || k["token"] == id.as_str())
             .cloned();
         let before = record.as_ref().and_then(|k| k["secret"].as_str());
-        if before.is_some_and(|s| self.http.key_matches(s)) {
-            self.unsampled.insert(
-                OpId::Rotate.into(),
-                format!("refusing to rotate {id}: it is the key in use"),
-            );
+        if let Some(why) = writes::key_in_use(&self.http, &id, before) {
+            self.unsampled.insert(OpId::Rotate.into(), why);
             return None;
         }
         Some(Job::Rotate(id, before.map(str::to_owned)))

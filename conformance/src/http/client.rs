@@ -348,8 +348,14 @@ impl Http {
     /// answer is marked transient; the caller decides whether the write
     /// may be repeated or how to recover what it did.
     pub fn write(&self, request: Request) -> Exchange {
+        let _slot = self.pool.slot();
+        self.write_holding(request)
+    }
+
+    /// [`Http::write`], its slot already held.
+    fn write_holding(&self, request: Request) -> Exchange {
         let url = self.url(&request);
-        let Some(result) = self.attempt(false, &request, &url) else {
+        let Some(result) = self.attempt_holding(false, &request, &url) else {
             return Self::unanswered(request, url, NoAnswer::budget(), 0);
         };
         let transient = retry::classify(&result).transient();
@@ -373,18 +379,7 @@ impl Http {
         let answers = std::thread::scope(|scope| {
             let sent: Vec<_> = requests
                 .iter()
-                .map(|request| {
-                    scope.spawn(move || {
-                        let url = self.url(request);
-                        match self.attempt_holding(false, request, &url) {
-                            None => Self::unanswered(request.clone(), url, NoAnswer::budget(), 0),
-                            Some(result) => {
-                                let transient = retry::classify(&result).transient();
-                                self.finish(request.clone(), url, result, 1, transient)
-                            }
-                        }
-                    })
-                })
+                .map(|request| scope.spawn(move || self.write_holding(request.clone())))
                 .collect();
             sent.into_iter()
                 .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))

@@ -54,14 +54,22 @@ fn listed(http: &Http, id: &str) -> Option<Value> {
     list.known().find(|k| key_id(k) == id).cloned()
 }
 
+/// Why key `id`, whose secret is `secret`, must not be rotated: it is
+/// the key in use, and rotating it would lock the run out.
+pub fn key_in_use(http: &Http, id: &str, secret: Option<&str>) -> Option<String> {
+    secret
+        .is_some_and(|s| http.key_matches(s))
+        .then(|| format!("refusing to rotate {id}: it is the key in use"))
+}
+
 /// The secret key `id` has now, from the key list, unless it is the key
-/// in use: rotating that would lock the run out.
+/// in use ([`key_in_use`]).
 pub fn rotatable(http: &Http, id: &str) -> Result<Option<String>, String> {
     let secret = listed(http, id).and_then(|k| k["secret"].as_str().map(str::to_owned));
-    if secret.as_deref().is_some_and(|s| http.key_matches(s)) {
-        return Err(format!("refusing to rotate {id}: it is the key in use"));
+    match key_in_use(http, id, secret.as_deref()) {
+        Some(why) => Err(why),
+        None => Ok(secret),
     }
-    Ok(secret)
 }
 
 /// Rotates key `id`, whose secret is `before`.

@@ -146,10 +146,10 @@ fn cases(c: &Check<'_>, reads_only: bool) -> Vec<(Request, Place)> {
 }
 
 /// Judges each case at its place.
-fn judged(
+fn judged<T: Sync>(
     c: &Check<'_>,
-    cases: &[(Request, Place)],
-    case: impl Fn(&Request) -> Result<(), Finding> + Sync,
+    cases: &[(T, Place)],
+    case: impl Fn(&T) -> Result<(), Finding> + Sync,
 ) -> Outcome {
     let results = c.map(cases, |(request, _)| case(request));
     let mut judge = Judge::default();
@@ -422,7 +422,7 @@ fn write_bodies(c: &Check<'_>) -> Outcome {
                 .map(|_| (None, rotate)),
         )
         .collect();
-    let results = c.map(&work, |(request, _)| {
+    judged(c, &work, |request| {
         let Some(request) = request else {
             let id = c.ctx.inputs.second_access_key_id.as_deref().unwrap_or("");
             return rotations_in_forms(c, id, &forms);
@@ -456,12 +456,7 @@ fn write_bodies(c: &Check<'_>) -> Outcome {
             }
         }
         Ok(())
-    });
-    let mut judge = Judge::default();
-    for ((_, place), result) in work.iter().zip(results) {
-        judge.at(*place, result);
-    }
-    judge.outcome()
+    })
 }
 
 /// The forms a write is sent in besides the plain one.
@@ -529,22 +524,15 @@ fn rotations_in_forms(c: &Check<'_>, id: &str, forms: &[Form]) -> Result<(), Fin
 /// the representation is the one tagged, which the same GET without the
 /// condition shows.
 fn conditional(c: &Check<'_>) -> Outcome {
-    let cases: Vec<(Request, Place, Option<Exchange>)> = crate::contract::OPS
+    // Each place's first answer in the run, before anything was written,
+    // asked again as it was (a list read with its page size is its own
+    // representation).
+    let cases: Vec<(Option<Exchange>, Place)> = crate::contract::OPS
         .iter()
         .filter(|op| on::shows_keys(op))
-        .filter_map(|op| {
-            // The run's first answer at this place, before anything was
-            // written, asked again as it was (a list read with its page
-            // size is its own representation).
-            let first = first_read(c, op);
-            let request = first.as_ref().map_or_else(
-                || super::auth::request(c.ctx, op),
-                |e| Some(e.request.clone()),
-            )?;
-            Some((request, Place::new(op.id, At::Answer), first))
-        })
+        .map(|op| (first_read(c, op), Place::new(op.id, At::Answer)))
         .collect();
-    let results = c.map(&cases, |(request, _, first)| {
+    judged(c, &cases, |first| {
         let Some(first) = first else {
             return Ok(());
         };
@@ -556,11 +544,11 @@ fn conditional(c: &Check<'_>) -> Outcome {
             if_none_match: Some(tag.to_owned()),
             ..Form::default()
         };
-        let asked = c.send(request.clone().in_form(form));
+        let asked = c.send(first.request.clone().in_form(form));
         if asked.status() != Some(304) {
             return Ok(());
         }
-        let now = c.send(request.clone());
+        let now = c.send(first.request.clone());
         if now.success() && now.transient.is_none() && now.body != first.body {
             return Err(c.fail(
                 &VALIDATED,
@@ -573,10 +561,5 @@ fn conditional(c: &Check<'_>) -> Outcome {
             ));
         }
         Ok(())
-    });
-    let mut judge = Judge::default();
-    for ((_, place, _), result) in cases.iter().zip(results) {
-        judge.at(*place, result);
-    }
-    judge.outcome()
+    })
 }

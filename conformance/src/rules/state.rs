@@ -407,9 +407,8 @@ fn rotations(c: &Check<'_>) -> Outcome {
     };
     for id in std::iter::once(&first).chain(&second) {
         if let Some(secret) = shown.get(id) {
-            // Rotating the key in use would lock the run out.
-            if c.ctx.http.key_matches(secret) {
-                return Outcome::skipped(format!("refusing to rotate {id}: it is the key in use"));
+            if let Some(why) = crate::model::writes::key_in_use(&c.ctx.http, id, Some(secret)) {
+                return Outcome::skipped(why);
             }
             due.insert(id.clone(), vec![secret.clone()]);
         }
