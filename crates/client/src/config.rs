@@ -232,11 +232,10 @@ impl ClientBuilder {
     /// Whether to ask for compressed bodies (default: yes). With it, every
     /// request says `Accept-Encoding: gzip, deflate`; without it,
     /// `Accept-Encoding: identity`. Either way a coded body is decoded.
-    /// A page of 100 transactions shrinks about seven times under gzip,
-    /// which pays wherever the network is slower than about 50 MB/s per
-    /// connection; on loopback or a fast LAN a server that compresses
-    /// costs the client about 4 µs of CPU a row to inflate, and turning
-    /// this off saves that (BENCHMARKS.md, "Content coding").
+    /// A page of transactions shrinks several times under gzip, which
+    /// pays wherever the network is slower than the client inflates; on
+    /// loopback or a fast LAN, a server that compresses costs the client
+    /// the CPU to inflate every row, and turning this off saves that.
     pub fn compression(mut self, enabled: bool) -> Self {
         self.compression = enabled;
         self

@@ -19,12 +19,10 @@ static EXAMPLES: LazyLock<Value> =
 
 /// The example of `name`, decoded.
 fn example<T: DeserializeOwned>(name: &str) -> T {
-    match serde_json::from_value(EXAMPLES[name].clone()) {
-        Ok(model) => model,
-        // The examples are this crate's own data; the unit test below
-        // decodes every one of them.
-        Err(e) => unreachable!("the built-in example of {name} does not decode: {e}"),
-    }
+    // The examples are this crate's own data; the unit test below
+    // decodes every one of them.
+    serde_json::from_value(EXAMPLES[name].clone())
+        .unwrap_or_else(|e| panic!("the built-in example of {name} does not decode: {e}"))
 }
 
 macro_rules! examples {

@@ -8,7 +8,7 @@ mod seq;
 pub(crate) use batches::BatchRows;
 pub(crate) use live::View;
 
-pub(crate) use seq::{BatchSeq, Seq, cursor_page};
+pub(crate) use seq::{BatchSeq, Seq, below_from_first, cursor_page};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -145,11 +145,12 @@ impl Dataset {
 /// Generated identifiers are built from a prefix and hex digits, which every
 /// identifier type accepts; a failure here is a bug of the generator, and
 /// the unit tests of this module generate every kind of row.
+#[expect(
+    clippy::expect_used,
+    reason = "the generator's own output: a failure is its bug, which the unit tests show"
+)]
 pub(crate) fn parse_generated<T>(value: Result<T, aggpay::Error>) -> T {
-    match value {
-        Ok(v) => v,
-        Err(err) => unreachable!("generator produced an invalid identifier: {err}"),
-    }
+    value.expect("the generator makes valid identifiers")
 }
 
 #[cfg(test)]

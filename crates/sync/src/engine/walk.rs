@@ -330,9 +330,12 @@ impl Engine<'_> {
             }),
             _ => {
                 self.store.restart_walk(&batch.token, kind)?;
-                let head = open(Direction::Asc, None).unwrap_or_else(|| {
-                    unreachable!("a walk opened without a position always opens")
-                });
+                #[expect(
+                    clippy::expect_used,
+                    reason = "a walk opened without a position always opens"
+                )]
+                let head = open(Direction::Asc, None)
+                    .expect("a walk opened without a position always opens");
                 Ok(Resumed {
                     state: WalkState::default(),
                     head,
