@@ -197,6 +197,19 @@ pub struct Args {
     /// Observations count as failures.
     #[arg(long)]
     pub strict: bool,
+    /// Hold the server to WIRE.md's names where API.md gives a parameter
+    /// by purpose only, and to WIRE.md's form for several values of one
+    /// filter (the key repeated), as clients built on the published
+    /// reference send them: a name the server does not read then fails
+    /// the rules that judge it, instead of being reported not judged.
+    #[arg(long)]
+    pub require_wire_names: bool,
+    /// The server's own name for a parameter API.md gives by purpose only
+    /// (repeatable): LIST an operation (`refunds`, `batches`), PURPOSE the
+    /// parameter's name in WIRE.md, NAME the server's. Every request of
+    /// that list carries NAME, and the parameter is judged in full.
+    #[arg(long, value_name = "LIST.PURPOSE=NAME")]
+    pub param_name: Vec<crate::contract::Renamed>,
 }
 
 impl Args {

@@ -460,6 +460,11 @@ fn connect(
             ca_cert: args.server.ca_cert.clone(),
             deadline,
             jobs,
+            names: crate::contract::ServerNames::new(
+                args.require_wire_names,
+                args.param_name.clone(),
+            )
+            .map_err(Unusable)?,
         },
         pool,
         answers,
@@ -667,6 +672,7 @@ fn summarize(
         known: count(&|r| r.is_known()),
         skipped: count(&|r| r.outcome.status == Status::Skipped),
         not_run,
+        not_judged: reports.iter().map(|r| r.outcome.not_judged.len()).sum(),
         inconclusive,
         required_inconclusive,
         required_failed,

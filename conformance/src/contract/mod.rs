@@ -12,6 +12,7 @@ mod errors;
 mod ops;
 pub mod resources;
 mod rooms;
+mod server_names;
 pub mod subject;
 mod text;
 mod walk;
@@ -51,6 +52,7 @@ pub mod names {
 pub use ops::{BATCH_STATUSES, OPS};
 pub use resources::{CountForm, Field, FieldKind};
 pub use rooms::ROOMS;
+pub use server_names::{Renamed, ServerNames};
 pub use subject::{At, Place, Said, Subject};
 pub use text::SILENT;
 pub use walk::Walk;

@@ -252,7 +252,7 @@ pub const ROOMS: &[Room] = &[
             "WIRE.md's `limit` and `offset`",
             "other names (`page` and `page_size`, `skip`, ...), `limit` and `offset` not read at all",
         ],
-        "a list whose page at offset n repeats its first page is asked at offset 1, at page size 1 and with `offset=x` and `limit=x`: a name the server refuses a bad value of, or answers differently for, is read and held to what API.md says (`offset.pages`, `offset.limit`); a name it does not read at all is reported by the observation `wire.paging-names`, and the rules that need it judge only that list's first page (the QR list's `offset`, which API.md names, is always read)",
+        "a list whose page at offset n repeats its first page is asked at offset 1, at page size 1 and with `offset=x` and `limit=x`: a name the server refuses a bad value of, or answers differently for, is read and held to what API.md says (`offset.pages`, `offset.limit`); a name no answer shows read is reported by the observation `wire.paging-names` and listed not judged, and the rules that need it judge only that list's first page (the QR list's `offset`, which API.md names, is always read); `--param-name` gives the server's own name, `--require-wire-names` holds it to WIRE.md's",
     ),
     room(
         "cursor-paging-names",
@@ -261,7 +261,7 @@ pub const ROOMS: &[Room] = &[
             "WIRE.md's `cursor`, `limit` and `direction`",
             "other names (`after`, `page_size`, `sort`, ...), WIRE.md's not read at all",
         ],
-        "the model's own read of each cursor list shows what it reads, at no request of its own: a first page asked `direction=ASC` that comes in descending ids does not read the direction; one asked `limit=100` that holds the default 30 rows of a list counting more does not read the page size; the page asked with the first page's `next_cursor` that repeats the first does not read the cursor. A name it does not read is reported by the observation `wire.paging-names`, and the rules that send it skip that list (`cursor.max-limit`, `cursor.order`, `cursor.walk`, `cursor.end`) or judge its first page in its default order and size (`filters.*`, `near.filters`, `cursor.only-settlement-txns`, `own.back-to-back`)",
+        "the model's own read of each cursor list shows what it reads: a first page asked `direction=ASC` that comes in descending ids does not read the direction; one asked `limit=100` that holds the default 30 rows of a list counting more does not read the page size; the page asked with the first page's `next_cursor` that repeats the first does not read the cursor, unless a descending walk's second page moves on. A direction or page size whose value `x` is refused is read all the same. A name no answer shows read is reported by the observation `wire.paging-names` and listed not judged, and the rules that send it skip that list (`cursor.max-limit`, `cursor.order`, `cursor.walk`, `cursor.end`) or judge its first page in its default order and size (`filters.*`, `near.filters`, `cursor.only-settlement-txns`, `own.back-to-back`)",
     ),
     room(
         "lookup-names",
@@ -279,7 +279,7 @@ pub const ROOMS: &[Room] = &[
             "the key repeated (`?status=A&status=B`), as WIRE.md writes it",
             "one key, the values comma-separated (`?status=A,B`), a repeated key refused",
         ],
-        "two values of the server's own data, each keeping rows the other does not, are asked both ways beside the next wave's reads: the first form whose answer keeps rows of both is the one the rules write several values in (`filters.multi-value`, `filters.*`, `near.filters`); a list that keeps one at most either way is reported by the observation `wire.filter-names` and not asked for several",
+        "two values of the server's own data, each keeping rows the other does not, are asked both ways beside the next wave's reads: the first form whose answer keeps rows of both is the one the rules write several values in (`filters.multi-value`, `filters.*`, `near.filters`); a list that keeps one at most either way is reported by the observation `wire.filter-names`, listed not judged and not asked for several (with `--require-wire-names`, asked with the key repeated and judged)",
     ),
     room(
         "id-shapes",
@@ -297,7 +297,7 @@ pub const ROOMS: &[Room] = &[
             "WIRE.md's names (`is_active`, `names`, `status`, `batch_id`, ...)",
             "other names, WIRE.md's not read at all",
         ],
-        "each filter API.md gives by purpose only is asked once with a value of the server's own data that keeps none of the list's first row under any reading: a server that leaves the row out or refuses the value reads the name and is held to what API.md says the filter does (`filters.*`, `near.filters`, `own.back-to-back`, `cursor.bad-batch-token`); a filter it does not read is reported by the observation `wire.filter-names` and judged by no required rule",
+        "each filter API.md gives by purpose only is asked once with a value of the server's own data that keeps none of the list's first row under any reading: a server that leaves the row out or refuses the value, or keeps the row but refuses a value no reading takes (`x` for a status, a flag, a date, a token), reads the name and is held to what API.md says the filter does (`filters.*`, `near.filters`, `own.back-to-back`, `cursor.bad-batch-token`); a filter no answer shows read is reported by the observation `wire.filter-names`, listed not judged, and judged by no required rule unless `--param-name` or `--require-wire-names` holds the server to a name",
     ),
     room(
         "page-max",

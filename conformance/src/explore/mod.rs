@@ -143,15 +143,16 @@ pub struct Explorer<'a> {
 
 impl<'a> Explorer<'a> {
     /// The machine read from the server: the key list (every page) with
-    /// the configured key, then a sweep to learn what each secret opens.
-    fn start(check: Check<'a>) -> Result<Self, Outcome> {
+    /// the configured key, then a sweep to learn what each secret opens;
+    /// why not, when the sequences cannot run.
+    fn start(check: Check<'a>) -> Result<Self, String> {
         let ctx = check.ctx;
         let list = ListModel::read(&ctx.http, Source::of(Op::get(OpId::Keys)));
         if let Err(unread) = list.usable() {
-            return Err(Outcome::skipped(format!(
+            return Err(format!(
                 "the key list could not be read: {}",
                 ctx.http.text(&format!("{unread:?}"), 200)
-            )));
+            ));
         }
         // The second key given to rotate is rotated by other rules while
         // the sequences run: what its secrets open is not the machine's
@@ -168,9 +169,10 @@ impl<'a> Explorer<'a> {
             .flatten();
         let Some(mut machine) = Machine::from_list(&keys, |s| ctx.http.key_matches(s), rotatable)
         else {
-            return Err(Outcome::skipped(
-                "the configured key is not in the key list: whose secrets are whose is not known",
-            ));
+            return Err(
+                "the configured key is not in the key list: whose secrets are whose is not known"
+                    .to_owned(),
+            );
         };
         // The sampling's rotation retired a secret: the machine knows it.
         if let (Some(rotation), Some(k)) = (&ctx.model.rotation, machine.rotatable)
@@ -585,7 +587,7 @@ pub fn sequences(c: &Check<'_>) -> Outcome {
 fn explore(c: &Check<'_>) -> Outcome {
     let explorer = match Explorer::start(*c) {
         Ok(explorer) => explorer,
-        Err(outcome) => return outcome,
+        Err(why) => return Outcome::skipped(why),
     };
     // What every secret opens, learned before any sequence.
     {

@@ -46,6 +46,9 @@ pub struct HttpConfig {
     pub deadline: Option<Instant>,
     /// Requests in flight at once.
     pub jobs: usize,
+    /// The names the server is held to where API.md gives a parameter
+    /// by purpose only, and the server's own names for some.
+    pub names: crate::contract::ServerNames,
 }
 
 /// The harness's HTTP client of one server. `Sync`: rules share it.
@@ -64,6 +67,7 @@ pub struct Http {
     watch: Arc<dyn Watch>,
     sent: AtomicU64,
     retries: AtomicU64,
+    names: crate::contract::ServerNames,
 }
 
 impl std::fmt::Debug for Http {
@@ -105,12 +109,19 @@ impl Http {
             watch,
             sent: AtomicU64::new(0),
             retries: AtomicU64::new(0),
+            names: config.names,
         })
     }
 
     /// The pool the requests go through.
     pub fn pool(&self) -> &Pool {
         &self.pool
+    }
+
+    /// The names the server is held to where API.md gives a parameter by
+    /// purpose only.
+    pub fn names(&self) -> &crate::contract::ServerNames {
+        &self.names
     }
 
     /// Requests sent so far, retries included.
@@ -163,7 +174,10 @@ impl Http {
         let aggregator = request.aggregator.as_deref().unwrap_or(&self.aggregator);
         let mut url =
             aggpay_internal::syntax::aggregator_url(&self.base, aggregator) + &request.path;
-        for (i, (k, v)) in request.query.iter().enumerate() {
+        let query = self
+            .names
+            .on_the_wire(request.method, &request.path, &request.query);
+        for (i, (k, v)) in query.iter().enumerate() {
             url.push(if i == 0 { '?' } else { '&' });
             url.push_str(&encode(k));
             url.push('=');
@@ -730,6 +744,7 @@ mod tests {
                 ca_cert: None,
                 deadline: None,
                 jobs: 1,
+                names: Default::default(),
             },
             Arc::new(Pool::new(1)),
             Arc::new(Nothing),

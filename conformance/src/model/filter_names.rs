@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::expect::Given;
 use super::list::{ListModel, NamedOtherwise, Several, page_of, token_key};
-use crate::contract::{Domain, Many, Matching, Named, Param};
+use crate::contract::{Domain, Many, Matching, Param};
 use crate::http::{Exchange, Http};
 
 /// The filters of `model`'s list the server does not read under the
@@ -27,21 +27,32 @@ pub(super) fn unread(http: &Http, model: &ListModel) -> Vec<NamedOtherwise> {
     if !model.source.base.is_empty() {
         return Vec::new();
     }
-    let probes: Vec<(&'static Param, String)> = model
-        .source
-        .op
+    let op = model.source.op;
+    let probes: Vec<(&'static Param, String)> = op
         .filters()
-        .filter(|p| p.named == Named::Wire)
+        .filter(|p| !http.names().held(op.id, p.wire))
         .filter_map(|p| Some((p, leaving_out(model, p, row)?)))
         .collect();
-    let answers = http.pool().map(&probes, |(param, value)| {
-        let given = Given::one(param, value.clone());
+    let ask = |param: &'static Param, value: &str| {
+        let given = Given::one(param, value.to_owned());
         http.send(first.request.clone().with_query(&given.pairs()))
-    });
-    probes
+    };
+    let answers = http.pool().map(&probes, |(param, value)| ask(param, value));
+    let kept: Vec<((&'static Param, String), Exchange)> = probes
         .into_iter()
         .zip(answers)
         .filter(|(_, e)| answers_row(model, e, row))
+        .collect();
+    // A name whose value leaves the row in may still be read: a server
+    // that refuses a value no reading of the filter takes (validated but
+    // not applied) shows it reads the name, and is held to its meaning.
+    let refused = http.pool().map(&kept, |((param, _), _)| {
+        outside(param).is_some_and(|bad| ask(param, bad).refused())
+    });
+    kept.into_iter()
+        .zip(refused)
+        .filter(|(_, refused)| !refused)
+        .map(|(kept, _)| kept)
         .map(|((param, value), e)| NamedOtherwise {
             names: vec![param.wire],
             seen: format!(
@@ -52,6 +63,20 @@ pub(super) fn unread(http: &Http, model: &ListModel) -> Vec<NamedOtherwise> {
             evidence: Box::new(e),
         })
         .collect()
+}
+
+/// A value of `param` that no reading of it takes, where its domain
+/// has one: a server that refuses it reads the name. Free text has none.
+fn outside(param: &Param) -> Option<&'static str> {
+    match param.domain {
+        Domain::Text => None,
+        Domain::Int
+        | Domain::Unix
+        | Domain::Bool
+        | Domain::Choice(_)
+        | Domain::Token(_)
+        | Domain::BatchToken => Some("x"),
+    }
 }
 
 /// Whether `e` is a page of the list that holds `row`.
@@ -111,6 +136,10 @@ fn seconds(v: &Value) -> Option<i64> {
 /// answer keeps rows of both is the list's; `Repeated` when the list
 /// shows no two such values, or has no such filter it reads.
 pub(super) fn several(http: &Http, model: &ListModel, unread: &[NamedOtherwise]) -> Several {
+    // Held to WIRE.md's form: the key repeated, whatever the answers show.
+    if http.names().wire_required() {
+        return Several::Repeated;
+    }
     let Some(first) = model.pages.first() else {
         return Several::Repeated;
     };

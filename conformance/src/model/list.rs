@@ -410,8 +410,13 @@ fn read_cursor(http: &Http, source: Source) -> ListModel {
     };
     model.count = page.count;
     model.total = page.total;
-    let mut unread =
-        super::paging_names::Cursor::of_first_pages(&model.source, &page, one.as_ref());
+    let mut unread = super::paging_names::Cursor::of_first_pages(
+        http.names(),
+        &model.source,
+        &page,
+        one.as_ref(),
+    )
+    .unless_refused(http, &model.source);
     let size = unread.page_size(&model.source, PAGE);
     let promised = page.count.unwrap_or(0);
     let pages_allowed = if promised > CURSOR_WHOLE {
@@ -439,7 +444,7 @@ fn read_cursor(http: &Http, source: Source) -> ListModel {
         match page_of(&e, &model.source) {
             Ok(p)
                 if fetched == 2
-                    && unread.cursor_repeated(&model.source, &p, &model.head, &next) =>
+                    && unread.cursor_repeated(http, &model.source, &p, &model.head, &next) =>
             {
                 model.pages.push(e);
                 break;
@@ -466,7 +471,7 @@ fn read_cursor(http: &Http, source: Source) -> ListModel {
     {
         let e = http.send(ascending(Some(next), 2));
         if let Ok(after) = page_of(&e, &model.source) {
-            unread.cursor_repeated(&model.source, &after, &two.rows, next);
+            unread.cursor_repeated(http, &model.source, &after, &two.rows, next);
         }
     }
     // Served in the server's own order when it does not read the

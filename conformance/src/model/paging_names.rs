@@ -7,13 +7,18 @@
 //! list.
 
 use super::list::{ListModel, NamedOtherwise, PAGE, PageRead, Source, page_of, repeats_first};
-use crate::contract::{Named, Role, names};
+use crate::contract::{Role, ServerNames, names};
 use crate::http::{Exchange, Http};
 
-/// Whether API.md shows the name of `source`'s parameter of this role
-/// (then the server reads it by that name).
-fn shown(source: &Source, role: fn(&Role) -> bool) -> bool {
-    source.op.role(role).is_some_and(|p| p.named == Named::Api)
+/// Whether the server is held to `source`'s parameter of this role
+/// whatever its answers show: API.md shows its name, or the run was given
+/// the server's name for it, or WIRE.md's names are required
+/// ([`ServerNames::held`]).
+fn shown(names: &ServerNames, source: &Source, role: fn(&Role) -> bool) -> bool {
+    source
+        .op
+        .role(role)
+        .is_some_and(|p| names.held(source.op.id, p.wire))
 }
 
 /// Asks whether the server reads `limit` and `offset` on a list whose
@@ -27,7 +32,7 @@ pub(super) fn offset(
     model: &ListModel,
     repeated: &Exchange,
 ) -> Option<NamedOtherwise> {
-    let shown = |role: fn(&Role) -> bool| shown(&model.source, role);
+    let shown = |role: fn(&Role) -> bool| shown(http.names(), &model.source, role);
     if shown(|r| *r == Role::Offset) {
         return None;
     }
@@ -39,9 +44,8 @@ pub(super) fn offset(
         base.clone().q(names::LIMIT, "x").q(names::OFFSET, 0),
     ];
     let answers = http.pool().map(&probes, |r| http.send(r.clone()));
-    let [at_one, one, bad_offset, bad_limit] = &answers[..] else {
-        unreachable!("four probes, four answers")
-    };
+    // One answer per probe, in order.
+    let (at_one, one, bad_offset, bad_limit) = (&answers[0], &answers[1], &answers[2], &answers[3]);
     let rows = |e: &Exchange| page_of(e, &model.source).ok().map(|p| p.rows);
     let refused = |e: &Exchange| e.refused();
     let first = &model.head;
@@ -83,16 +87,51 @@ pub(super) fn offset(
 pub(super) struct Cursor {
     /// The names not read, each with what showed it.
     unread: Vec<(&'static str, String)>,
+    /// Whether the server is held to the cursor whatever its answers
+    /// show ([`shown`]).
+    cursor_held: bool,
+    /// Whether a descending walk's second page moved past its first,
+    /// once asked.
+    descending_walk_moves: Option<bool>,
+}
+
+/// Whether the list's descending walk moves on: its page of two rows
+/// asked `DESC`, then the page after its `next_cursor`, which must not
+/// start with the same row. A server that reads the cursor shows it here
+/// even where its ascending walk repeats a page.
+fn descending_walk_moves(http: &Http, source: &Source) -> bool {
+    let first_two = source
+        .request()
+        .q(names::DIRECTION, "DESC")
+        .q(names::LIMIT, 2);
+    let Ok(first) = page_of(&http.send(first_two.clone()), source) else {
+        return false;
+    };
+    let Some(next) = first
+        .next
+        .as_deref()
+        .filter(|n| !n.is_empty() && *n != "0" && first.rows.len() == 2)
+    else {
+        return false;
+    };
+    page_of(&http.send(first_two.q(names::CURSOR, next)), source)
+        .is_ok_and(|after| !after.rows.is_empty() && !repeats_first(&after.rows, &first.rows))
 }
 
 impl Cursor {
     /// What the first pages show: the first, asked `ASC`, that came in
     /// descending ids does not read the direction; the one asked for one
     /// row that holds more does not read the page size.
-    pub(super) fn of_first_pages(source: &Source, page: &PageRead, one: Option<&PageRead>) -> Self {
+    pub(super) fn of_first_pages(
+        names: &ServerNames,
+        source: &Source,
+        page: &PageRead,
+        one: Option<&PageRead>,
+    ) -> Self {
+        let shown = |role: fn(&Role) -> bool| shown(names, source, role);
         let mut unread = Vec::new();
         let ids: Vec<u64> = page.rows.iter().filter_map(super::id_of).collect();
-        if !shown(source, |r| *r == Role::Direction)
+        if !shown(|r| *r == Role::Direction)
             && ids.len() >= 2
             && ids.windows(2).all(|w| w[0] > w[1])
         {
@@ -106,7 +145,7 @@ impl Cursor {
             ));
         }
         if let Some(one) = one
-            && !shown(source, |r| matches!(r, Role::Limit { .. }))
+            && !shown(|r| matches!(r, Role::Limit { .. }))
             && one.rows.len() > 1
         {
             unread.push((
@@ -118,7 +157,29 @@ impl Cursor {
                 ),
             ));
         }
-        Self { unread }
+        Self {
+            unread,
+            cursor_held: shown(|r| *r == Role::Cursor),
+            descending_walk_moves: None,
+        }
+    }
+
+    /// Asks each name the first pages showed unread with a value that is
+    /// none of its values (`x`): a server that refuses it reads the name,
+    /// and is held to what API.md says it does.
+    pub(super) fn unless_refused(mut self, http: &Http, source: &Source) -> Self {
+        let asked: Vec<&'static str> = self.unread.iter().map(|(n, _)| *n).collect();
+        let refused = http.pool().map(&asked, |name| {
+            http.send(source.request().q(name, "x")).refused()
+        });
+        let read: Vec<&str> = asked
+            .iter()
+            .zip(refused)
+            .filter(|(_, refused)| *refused)
+            .map(|(n, _)| *n)
+            .collect();
+        self.unread.retain(|(n, _)| !read.contains(n));
+        self
     }
 
     /// Whether the list reads `name`.
@@ -136,25 +197,35 @@ impl Cursor {
     }
 
     /// Whether the page asked after `next` repeats the page `first` that
-    /// gave it (the cursor is not read), noting it if so.
+    /// gave it and no answer shows the cursor read, noting it if so. A
+    /// descending walk whose second page moves on shows the cursor read:
+    /// then an ascending page that repeats is the server's fault, for the
+    /// rules to judge, not a name it reads otherwise.
     pub(super) fn cursor_repeated(
         &mut self,
+        http: &Http,
         source: &Source,
         page: &PageRead,
         first: &[serde_json::Value],
         next: &str,
     ) -> bool {
-        let repeated = !shown(source, |r| *r == Role::Cursor) && repeats_first(&page.rows, first);
-        if repeated {
-            self.unread.push((
-                names::CURSOR,
-                format!(
-                    "the page asked with {}={next} (the next_cursor of the page before) repeats that page",
-                    names::CURSOR
-                ),
-            ));
+        if self.cursor_held || !repeats_first(&page.rows, first) {
+            return false;
         }
-        repeated
+        if *self
+            .descending_walk_moves
+            .get_or_insert_with(|| descending_walk_moves(http, source))
+        {
+            return false;
+        }
+        self.unread.push((
+            names::CURSOR,
+            format!(
+                "the page asked with {}={next} (the next_cursor of the page before) repeats that page, and so does a descending walk's second page",
+                names::CURSOR
+            ),
+        ));
+        true
     }
 
     /// The names not read, for [`ListModel::named_otherwise`]; `None`

@@ -140,6 +140,11 @@ impl Human<'_> {
             ),
             _ => String::new(),
         };
+        let extra = match r.outcome.not_judged.len() {
+            0 => extra,
+            1 => format!("{extra} (1 place not judged)"),
+            n => format!("{extra} ({n} places not judged)"),
+        };
         writeln!(
             out,
             "{:<6} {:<30} {:>6} cases {:>7.2}s{extra}",
@@ -191,6 +196,22 @@ impl Human<'_> {
             &unsure,
             |r| r.outcome.inconclusive.iter().map(|f| (f, None)).collect(),
         )?;
+        let not_judged: Vec<&RuleReport> = rules
+            .iter()
+            .filter(|r| !r.outcome.not_judged.is_empty())
+            .collect();
+        if !not_judged.is_empty() {
+            writeln!(
+                out,
+                "\nNot judged (a pass says nothing of these)\n========================================="
+            )?;
+            for r in not_judged {
+                writeln!(out, "{}", r.rule.id)?;
+                for n in &r.outcome.not_judged {
+                    writeln!(out, "  - {}: {}", n.place, n.reason)?;
+                }
+            }
+        }
         if !summary.fixed.is_empty() {
             writeln!(out, "\nFixed since the baseline\n========================")?;
             for k in &summary.fixed {
@@ -221,12 +242,13 @@ impl Human<'_> {
         };
         writeln!(
             out,
-            "\n{} passed, {} failed, {} inconclusive, {} skipped, {} not run ({} required failed, {} observations failed{baseline}); {} requests ({} retries) in {:.2}s with {} jobs; seed {}",
+            "\n{} passed, {} failed, {} inconclusive, {} skipped, {} not run, {} not judged ({} required failed, {} observations failed{baseline}); {} requests ({} retries) in {:.2}s with {} jobs; seed {}",
             summary.passed,
             summary.failed,
             summary.inconclusive,
             summary.skipped,
             summary.not_run,
+            places(summary.not_judged),
             summary.required_failed,
             summary.observations_failed,
             summary.requests,
@@ -238,6 +260,9 @@ impl Human<'_> {
         let verdict = match (summary.exit_code, summary.budget_spent) {
             (1, _) => "does not conform",
             (_, true) => "incomplete: the run budget ran out",
+            (0, _) if summary.not_judged > 0 => {
+                "conforms as far as judged: every required rule passed, and some places could not be judged (listed above)"
+            }
             (0, _) => "conforms: every required rule passed",
             _ => {
                 "inconclusive: a required rule met only transient failures (429, 5xx gateways, resets, timeouts)"
@@ -250,5 +275,14 @@ impl Human<'_> {
         )?;
         out.flush()?;
         Ok(())
+    }
+}
+
+/// `1 place`, `3 places`.
+fn places(n: usize) -> String {
+    if n == 1 {
+        "1 place".to_owned()
+    } else {
+        format!("{n} places")
     }
 }

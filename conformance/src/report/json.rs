@@ -55,6 +55,7 @@ impl Reporter for Json<'_> {
                     "faults": r.rule.faults.iter().map(|f| f.name()).collect::<Vec<_>>(),
                     "places": r.outcome.places.keys().map(ToString::to_string).collect::<Vec<_>>(),
                     "failed_places": r.outcome.places.iter().filter(|(_, failed)| **failed).map(|(p, _)| p.to_string()).collect::<Vec<_>>(),
+                    "not_judged": r.outcome.not_judged.iter().map(|n| json!({"place": n.place.to_string(), "reason": n.reason})).collect::<Vec<_>>(),
                     "inconclusive": r.outcome.inconclusive.iter().map(|f| {
                         failure(f)
                     }).collect::<Vec<_>>(),
@@ -81,6 +82,7 @@ impl Reporter for Json<'_> {
                 "known": summary.known,
                 "skipped": summary.skipped,
                 "not_run": summary.not_run,
+                "not_judged": summary.not_judged,
                 "inconclusive": summary.inconclusive,
                 "required_inconclusive": summary.required_inconclusive,
                 "required_failed": summary.required_failed,

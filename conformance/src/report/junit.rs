@@ -131,6 +131,15 @@ impl Reporter for Junit<'_> {
                 case.set_system_out(format!("{why}: {}", notes.join("; ")));
             }
             suite.add_test_case(case);
+            // What the rule could not judge: a skipped case of its own per
+            // place, so that a CI page shows it beside the rule's pass.
+            for n in &r.outcome.not_judged {
+                let mut s = TestCaseStatus::skipped();
+                s.set_message(format!("not judged: {}", n.reason));
+                let mut case = TestCase::new(format!("{} [{}]", r.rule.id, n.place), s);
+                case.set_classname(format!("aggpay.conformance.{}", r.rule.level.as_str()));
+                suite.add_test_case(case);
+            }
         }
         self.write(suite)
     }

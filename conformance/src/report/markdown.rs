@@ -111,6 +111,9 @@ impl Reporter for Markdown<'_> {
             }
             Event::Done { summary, rules } => {
                 let verdict = match summary.exit_code {
+                    crate::cli::EXIT_OK if summary.not_judged > 0 => {
+                        "✅ conforms as far as judged: every required rule passed, some places not judged"
+                    }
                     crate::cli::EXIT_OK => "✅ conforms: every required rule passed",
                     crate::cli::EXIT_FAILED => "❌ does not conform",
                     _ => "⚠️ could not conclude",
@@ -130,12 +133,12 @@ impl Reporter for Markdown<'_> {
                 )?;
                 writeln!(
                     out,
-                    "| passed | failed (required) | failed (observations) | known | inconclusive | skipped | not run | requests | time |"
+                    "| passed | failed (required) | failed (observations) | known | inconclusive | skipped | not run | not judged | requests | time |"
                 )?;
-                writeln!(out, "|---|---|---|---|---|---|---|---|---|")?;
+                writeln!(out, "|---|---|---|---|---|---|---|---|---|---|")?;
                 writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} | {} | {} | {} | {:.2} s |\n",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} s |\n",
                     summary.passed,
                     summary.required_failed,
                     summary.observations_failed,
@@ -143,6 +146,7 @@ impl Reporter for Markdown<'_> {
                     summary.inconclusive,
                     summary.skipped,
                     summary.not_run,
+                    summary.not_judged,
                     summary.requests,
                     summary.duration.as_secs_f64()
                 )?;
@@ -179,6 +183,29 @@ impl Reporter for Markdown<'_> {
                         rule_section(out, r)?;
                     }
                     writeln!(out, "</details>\n")?;
+                }
+                let not_judged: Vec<&RuleReport> = rules
+                    .iter()
+                    .filter(|r| !r.outcome.not_judged.is_empty())
+                    .collect();
+                if !not_judged.is_empty() {
+                    writeln!(
+                        out,
+                        "### Not judged ({}): a pass says nothing of these\n",
+                        summary.not_judged
+                    )?;
+                    for r in not_judged {
+                        for n in &r.outcome.not_judged {
+                            writeln!(
+                                out,
+                                "- `{}` at {}: {}",
+                                r.rule.id,
+                                inline(&n.place.to_string()),
+                                inline(&n.reason)
+                            )?;
+                        }
+                    }
+                    writeln!(out)?;
                 }
                 if !summary.fixed.is_empty() {
                     writeln!(

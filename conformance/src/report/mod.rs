@@ -192,6 +192,9 @@ pub struct Summary {
     pub skipped: usize,
     /// Rules the run budget stopped.
     pub not_run: usize,
+    /// Places the rules could not judge ([`crate::rules::NotJudged`]),
+    /// over every rule.
+    pub not_judged: usize,
     /// Rules that met only transient failures where they did not pass.
     pub inconclusive: usize,
     /// Required rules among them.

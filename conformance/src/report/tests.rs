@@ -1,14 +1,16 @@
 //! The three reporters pinned on one fixed run (insta snapshots): a pass,
 //! a new required failure with evidence, a failed observation, a known
-//! failure, an inconclusive rule (only transient failures), a skip and a
-//! rule the run budget stopped.
+//! failure, an inconclusive rule (only transient failures), a skip, a
+//! rule the run budget stopped, and a place a passing rule could not
+//! judge.
 
 use std::time::Duration;
 
 use super::{Event, Mark, RuleReport, Summary, for_format};
 use crate::baseline::Known;
 use crate::cli::Format;
-use crate::rules::{Evidence, Finding, Level, Outcome, Rule, Run, Status};
+use crate::contract::{At, OpId, Place};
+use crate::rules::{Evidence, Finding, Level, NotJudged, Outcome, Rule, Run, Status};
 
 fn report(id: &'static str, level: Level, outcome: Outcome, known: bool) -> RuleReport {
     let marks = outcome
@@ -103,7 +105,15 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
         report(
             "lists.envelope",
             Level::Required,
-            Outcome::judged(40, vec![]),
+            Outcome {
+                not_judged: vec![NotJudged {
+                    place: Place::new(OpId::Refunds, At::Param("limit")),
+                    reason:
+                        "no answer shows that the refund list reads limit: every page is the first"
+                            .into(),
+                }],
+                ..Outcome::judged(40, vec![])
+            },
             false,
         ),
         report("cursor.limit", Level::Required, failed, false),
@@ -134,6 +144,7 @@ fn fixture() -> (Summary, Vec<RuleReport>) {
         known: 1,
         skipped: 1,
         not_run: 1,
+        not_judged: 1,
         inconclusive: 1,
         required_inconclusive: 1,
         required_failed: 1,

@@ -14,7 +14,7 @@ pub use log::AnswerLog;
 pub use observe::Cases;
 #[cfg(test)]
 pub use rule::Evidence;
-pub use rule::{Check, Claim, Finding, Level, Outcome, Phase, Rule, Run, Status};
+pub use rule::{Check, Claim, Finding, Level, NotJudged, Outcome, Phase, Rule, Run, Status};
 
 /// The claims the random sequences (`crate::explore`) make beside the
 /// rules that make them first, and quote as those rules do.

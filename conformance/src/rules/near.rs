@@ -153,6 +153,7 @@ pub fn rules() -> Vec<Rule> {
                 Fault::LaterPagesDropField,
                 Fault::CursorSkipsRow,
                 Fault::OffsetTruncated32,
+                Fault::CursorAscAsDesc,
             ],
             judges: &[Subject::Param(|_, p| {
                 matches!(p.role, Role::Offset | Role::Limit { .. })

@@ -57,6 +57,11 @@ pub fn rules() -> Vec<Rule> {
             Fault::CursorSkipsRow,
             Fault::OffsetOffByOne,
             Fault::LookupCacheIgnoresQuery,
+            Fault::StatusFilterIgnored,
+            Fault::KeysActiveFilterIgnored,
+            Fault::MerchantsEnabledFilterIgnored,
+            Fault::RailStatusFilterIgnored,
+            Fault::CursorAscAsDesc,
         ],
         judges: &[
             Subject::Param(own_param),

@@ -7,7 +7,7 @@
 use aggpay_mock::Fault;
 
 use super::message::{FRAMING, JSON_OVER_HTTP, NO_INTERIM_TO_HTTP10};
-use super::support::Judge;
+use super::support::{Judge, Reached};
 use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{At, Place};
@@ -151,10 +151,20 @@ fn judged<T: Sync>(
     cases: &[(T, Place)],
     case: impl Fn(&T) -> Result<(), Finding> + Sync,
 ) -> Outcome {
+    reaching(c, cases, |t| case(t).map(|()| Reached::Judged))
+}
+
+/// [`judged`], for cases that may not reach what they judge at their
+/// place: those are listed as not judged, with why.
+fn reaching<T: Sync>(
+    c: &Check<'_>,
+    cases: &[(T, Place)],
+    case: impl Fn(&T) -> Result<Reached, Finding> + Sync,
+) -> Outcome {
     let results = c.map(cases, |(request, _)| case(request));
     let mut judge = Judge::default();
     for ((_, place), result) in cases.iter().zip(results) {
-        judge.at(*place, result);
+        judge.reached(c, *place, result);
     }
     judge.outcome()
 }
@@ -414,18 +424,16 @@ fn write_bodies(c: &Check<'_>) -> Outcome {
     let work: Vec<(Option<&Request>, Place)> = writes
         .iter()
         .map(|(r, p)| (Some(r), *p))
-        .chain(
-            c.ctx
-                .inputs
-                .second_access_key_id
-                .as_ref()
-                .map(|_| (None, rotate)),
-        )
+        .chain([(None, rotate)])
         .collect();
-    judged(c, &work, |request| {
+    reaching(c, &work, |request| {
         let Some(request) = request else {
-            let id = c.ctx.inputs.second_access_key_id.as_deref().unwrap_or("");
-            return rotations_in_forms(c, id, &forms);
+            return match c.ctx.inputs.second_access_key_id.as_deref() {
+                Some(id) => rotations_in_forms(c, id, &forms),
+                None => Ok(Reached::Not(
+                    "no --second-access-key-id was given: a rotation is judged in each request form only on a key this rule alone rotates".to_owned(),
+                )),
+            };
         };
         // Each a write that makes a new export or names no key: sent
         // again when its answer is lost, harmless.
@@ -455,7 +463,7 @@ fn write_bodies(c: &Check<'_>) -> Outcome {
                 ));
             }
         }
-        Ok(())
+        Ok(Reached::Judged)
     })
 }
 
@@ -475,22 +483,24 @@ fn body_forms() -> [Form; 2] {
 
 /// Rotations of key `id`, plain and then in each form, one after another:
 /// each performed, so each answers a secret the one before did not.
-fn rotations_in_forms(c: &Check<'_>, id: &str, forms: &[Form]) -> Result<(), Finding> {
+fn rotations_in_forms(c: &Check<'_>, id: &str, forms: &[Form]) -> Result<Reached, Finding> {
     use crate::model::writes::{rotatable, rotate, rotate_as};
     let secret = |r: &crate::model::Rotation| {
         r.key()
             .and_then(|k| k["secret"].as_str())
             .map(str::to_owned)
     };
-    let Ok(before) = rotatable(&c.ctx.http, id) else {
-        return Ok(());
+    let before = match rotatable(&c.ctx.http, id) {
+        Ok(before) => before,
+        Err(why) => return Ok(Reached::Not(why)),
     };
     let mut last = secret(&rotate(&c.ctx.http, id, before.as_deref()));
+    let mut judged = false;
     for form in forms {
         let Some(before) = last.clone() else {
-            // No secret to compare with: the plain rotation did not
+            // No secret to compare with: the rotation before did not
             // succeed, which keys.rotation judges.
-            return Ok(());
+            continue;
         };
         let request = Request::to_one(crate::contract::OpId::Rotate, id).in_form(form.clone());
         let rotation = rotate_as(&c.ctx.http, request, id, Some(&before));
@@ -514,9 +524,16 @@ fn rotations_in_forms(c: &Check<'_>, id: &str, forms: &[Form]) -> Result<(), Fin
                 ),
             ));
         }
+        judged = true;
         last = now;
     }
-    Ok(())
+    Ok(if judged {
+        Reached::Judged
+    } else {
+        Reached::Not(format!(
+            "no rotation of {id} in another form could be told from the one before (each before it went unanswered, failed or was refused with 411)"
+        ))
+    })
 }
 
 /// The reads a rotation changes, asked with the entity tag they had when
@@ -532,13 +549,18 @@ fn conditional(c: &Check<'_>) -> Outcome {
         .filter(|op| on::shows_keys(op))
         .map(|op| (first_read(c, op), Place::new(op.id, At::Answer)))
         .collect();
-    judged(c, &cases, |first| {
+    reaching(c, &cases, |first| {
         let Some(first) = first else {
-            return Ok(());
+            return Ok(Reached::Not(
+                "the run has no plain, keyed first read of it to ask again".to_owned(),
+            ));
         };
         // A weak tag promises less than the content; no tag, nothing.
         let Some(tag) = first.header("etag").filter(|t| !t.starts_with("W/")) else {
-            return Ok(());
+            return Ok(Reached::Not(
+                "its answer carries no strong ETag, so no conditional request could be asked of it"
+                    .to_owned(),
+            ));
         };
         let form = Form {
             if_none_match: Some(tag.to_owned()),
@@ -546,7 +568,7 @@ fn conditional(c: &Check<'_>) -> Outcome {
         };
         let asked = c.send(first.request.clone().in_form(form));
         if asked.status() != Some(304) {
-            return Ok(());
+            return Ok(Reached::Judged);
         }
         let now = c.send(first.request.clone());
         if now.success() && now.transient.is_none() && now.body != first.body {
@@ -560,6 +582,6 @@ fn conditional(c: &Check<'_>) -> Outcome {
                 ),
             ));
         }
-        Ok(())
+        Ok(Reached::Judged)
     })
 }

@@ -286,12 +286,20 @@ impl Check<'_> {
     /// A rule's failure names one of its own claims: the list a report
     /// and COVERAGE.md show is the whole of what it holds a server to.
     fn owns(&self, claim: &Claim) {
-        debug_assert!(
+        assert!(
             self.claims.contains(claim),
             "{}: a failure names the claim {:?}, which the rule does not make",
             self.rule,
             claim.holds
         );
+    }
+
+    /// Something this rule could not judge at `place`, and why.
+    pub fn not_judged(&self, place: crate::contract::Place, why: impl Into<String>) -> NotJudged {
+        NotJudged {
+            place,
+            reason: self.ctx.http.text(&why.into(), 2_000),
+        }
     }
 
     /// A generated input, fit to show.
@@ -382,6 +390,19 @@ pub struct Outcome {
     /// families of properties say where they looked), each true
     /// where a case failed.
     pub places: std::collections::BTreeMap<crate::contract::Place, bool>,
+    /// What it could not judge, each with why: a place it did not reach,
+    /// or a name the server shows it does not read. Not a failure, and
+    /// never silent: every reporter lists it.
+    pub not_judged: Vec<NotJudged>,
+}
+
+/// Something a rule could not judge, and why: a pass says nothing of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotJudged {
+    /// Where, in the contract table's terms.
+    pub place: crate::contract::Place,
+    /// Why, fit to show (formatted once, as a finding's message is).
+    pub reason: String,
 }
 
 impl Outcome {
@@ -403,6 +424,7 @@ impl Outcome {
             inconclusive,
             skip_reason: None,
             places: Default::default(),
+            not_judged: Vec::new(),
         }
     }
 
@@ -415,6 +437,7 @@ impl Outcome {
             inconclusive: Vec::new(),
             skip_reason: Some(reason.into()),
             places: Default::default(),
+            not_judged: Vec::new(),
         }
     }
 
@@ -435,6 +458,7 @@ impl Outcome {
             inconclusive: Vec::new(),
             skip_reason: Some("not run: the run budget (--max-duration) ran out first".to_owned()),
             places: Default::default(),
+            not_judged: Vec::new(),
         }
     }
 }

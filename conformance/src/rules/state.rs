@@ -397,6 +397,25 @@ fn rotations(c: &Check<'_>) -> Outcome {
     };
     let second = c.ctx.inputs.second_access_key_id.clone();
     let mut judge = Judge::default();
+    if second.is_none() {
+        judge.not_judged(c.not_judged(
+            Place::new(OpId::Rotate, At::Answer),
+            "rotations of two keys at once: no --second-access-key-id was given, so the first key was rotated twice at once instead",
+        ));
+    }
+    // Where what the steps left could not be read, what is left is not
+    // judged, and the report says so.
+    let unsettled = |judge: &mut Judge, step: usize, why: &str| {
+        for op in [OpId::Aggregator, OpId::Keys] {
+            judge.not_judged(c.not_judged(
+                Place::new(op, At::Answer),
+                format!(
+                    "what the rotations left, from step {} of 3 on: {why}",
+                    step + 1
+                ),
+            ));
+        }
+    };
     // What each key's secret must be now: the last secret answered, or
     // the one read before.
     let mut due: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -441,6 +460,11 @@ fn rotations(c: &Check<'_>) -> Outcome {
             if answers.iter().any(|a| matches!(a, Rotated::Unknown)) {
                 // Learn where the keys stand, and make the step again.
                 let Some((_, _, shown)) = shown_secrets(c, false).into_iter().next() else {
+                    unsettled(
+                        &mut judge,
+                        step,
+                        "a rotation went unanswered, and the aggregator record could not be read after it",
+                    );
                     return judge.outcome();
                 };
                 for id in &ids {
@@ -473,11 +497,21 @@ fn rotations(c: &Check<'_>) -> Outcome {
             };
             // The key list, read page by page, at the end only.
             if !compare(c, &mut judge, &due, refused.take(), how, step == last) {
+                unsettled(
+                    &mut judge,
+                    step,
+                    "the aggregator record could not be read after the step",
+                );
                 return judge.outcome();
             }
             break;
         }
         if !settled {
+            unsettled(
+                &mut judge,
+                step,
+                &format!("the step went unanswered or throttled {STEP_TRIES} times"),
+            );
             return judge.outcome();
         }
     }

@@ -7,7 +7,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
 
-use super::{Check, Finding, Outcome};
+use super::{Check, Finding, NotJudged, Outcome};
 
 /// Evidence kept per rule; more only repeats the point.
 pub const MAX_FAILURES: usize = 5;
@@ -27,9 +27,18 @@ pub struct Judge {
     /// The places of the contract table the cases were sent to, each
     /// true where a case failed.
     pub places: std::collections::BTreeMap<crate::contract::Place, bool>,
+    /// What the rule could not judge, with why.
+    pub not_judged: Vec<NotJudged>,
 }
 
 impl Judge {
+    /// Takes something the rule could not judge ([`Check::not_judged`]).
+    pub fn not_judged(&mut self, what: NotJudged) {
+        if !self.not_judged.contains(&what) {
+            self.not_judged.push(what);
+        }
+    }
+
     pub fn case(&mut self) {
         self.cases += 1;
     }
@@ -69,6 +78,21 @@ impl Judge {
         self.result(result);
     }
 
+    /// Takes the result of a case meant for `place`: judged, or not
+    /// reached there (not a case; listed with why).
+    pub fn reached(
+        &mut self,
+        c: &Check<'_>,
+        place: crate::contract::Place,
+        result: Result<Reached, Finding>,
+    ) {
+        match result {
+            Ok(Reached::Not(why)) => self.not_judged(c.not_judged(place, why)),
+            Ok(Reached::Judged) => self.at(place, Ok(())),
+            Err(f) => self.at(place, Err(f)),
+        }
+    }
+
     pub fn outcome(mut self) -> Outcome {
         if self.more > 0
             && let Some(last) = self.failures.last_mut()
@@ -79,9 +103,19 @@ impl Judge {
         self.failures.append(&mut self.unsure);
         Outcome {
             places: self.places,
+            not_judged: self.not_judged,
             ..Outcome::judged(self.cases, self.failures)
         }
     }
+}
+
+/// Whether a case was judged at its place, or could not be, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reached {
+    /// Judged, and it held.
+    Judged,
+    /// Not judged there: why.
+    Not(String),
 }
 
 /// A rule's own seed: the run seed mixed with the rule id, so that a

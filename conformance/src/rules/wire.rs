@@ -9,9 +9,9 @@ use serde_json::Value;
 use super::observe::{Cases, Observed};
 use super::paging::fetch;
 use super::support::{Judge, text};
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
-use crate::contract::{OpId, names};
+use crate::contract::{At, OpId, Place, names};
 use crate::ctx::Sampled;
 use crate::http::{Auth, Request};
 use crate::model::{ListModel, NamedOtherwise, Several, id_of};
@@ -53,7 +53,7 @@ pub fn rules() -> Vec<Rule> {
                 super::paging::ROWS_ANSWERED,
             ],
             summary: "generated cursors (real ids, their neighbours, random numbers): a page holds only ids beyond the cursor",
-            faults: &[Fault::CursorInclusive],
+            faults: &[Fault::CursorInclusive, Fault::CursorAscAsDesc],
             judges: &[],
             run: Run::Check(cursor_bounds),
         },
@@ -271,10 +271,14 @@ fn names_read() -> Vec<Rule> {
                     "the pagination parameters are not shown",
                 ],
             }],
-            summary: "a list whose paging parameters API.md gives by purpose only reads WIRE.md's names: an offset list `limit` and `offset`, a cursor list `cursor`, `limit` and `direction`; one that shows it does not read a name names it otherwise, and the rules that need it do not apply to that list",
+            summary: "a list whose paging parameters API.md gives by purpose only reads WIRE.md's names: an offset list `limit` and `offset`, a cursor list `cursor`, `limit` and `direction`; a name no answer shows read (no value changes the page or is refused, no cursor walk moves on in either direction) is listed not judged, and the rules that need it do not apply to that list",
             // A list whose every answer is kept for a while, whatever its
             // query, reads no name as far as any answer shows.
-            faults: &[Fault::PagingUnread, Fault::RailMerchantListCache],
+            faults: &[
+                Fault::PagingUnread,
+                Fault::RailMerchantListCache,
+                Fault::DirectionIgnored,
+            ],
             judges: &[Subject::Param(on::paging_named_by_wire)],
             run: Run::Check(paging_names),
         },
@@ -289,15 +293,10 @@ fn names_read() -> Vec<Rule> {
                     "Query filters (purpose only; each accepts one or more values):",
                 ],
             }],
-            summary: "every filter API.md gives by purpose only is read under WIRE.md's name: a value of the server's own data that keeps none of the first page's first row under any reading of the filter leaves that row out, or is refused; a filter the server does not read under that name is judged by no required rul; a filter API.md says accepts one or more values keeps the rows of two of them, the key repeated as WIRE.md writes it or the values comma-separated (a list that keeps one at most either way is not asked for several)",
+            summary: "every filter API.md gives by purpose only is read under WIRE.md's name: a value of the server's own data that keeps none of the first page's first row under any reading of the filter leaves that row out, or is refused; a filter no answer shows the server reads under that name (none of its values changes the page, no value is refused) is listed not judged, and judged by no required rule; a filter API.md says accepts one or more values keeps the rows of two of them, the key repeated as WIRE.md writes it or the values comma-separated (a list that keeps one at most either way is not asked for several)",
             faults: &[
                 Fault::RefundFiltersOneValue,
-                Fault::OffsetTimestamps,
-                Fault::StatusFilterIgnored,
                 Fault::BatchFilterIgnored,
-                Fault::KeysActiveFilterIgnored,
-                Fault::MerchantsEnabledFilterIgnored,
-                Fault::RailStatusFilterIgnored,
                 Fault::RailMerchantListCache,
             ],
             judges: &[Subject::Param(on::filter_named_by_wire)],
@@ -702,24 +701,37 @@ fn paging_names(c: &Check<'_>) -> Outcome {
     for list in lists {
         match &list.named_otherwise {
             None => judge.result(Ok(())),
-            Some(n) => judge.check(false, || not_read(c, list, n)),
+            Some(n) => not_read(c, &mut judge, list, n),
         }
     }
     judge.outcome()
 }
 
-/// The finding that `list` does not read the names `n` shows.
-fn not_read(c: &Check<'_>, list: &ListModel, n: &NamedOtherwise) -> Finding {
-    c.fail(
-        c.main_claim(),
-        &n.evidence,
-        format!(
-            "{} does not read {}: {}",
-            list.source.label,
-            n.names.join(" or "),
-            n.seen
-        ),
-    )
+/// That `list` does not read the names `n` shows: this observation's
+/// failure, and a place not judged for each name, as no required rule
+/// holds a name the server does not read to its meaning.
+fn not_read(c: &Check<'_>, judge: &mut Judge, list: &ListModel, n: &NamedOtherwise) {
+    judge.check(false, || {
+        c.fail(
+            c.main_claim(),
+            &n.evidence,
+            format!(
+                "{} does not read {}: {}",
+                list.source.label,
+                n.names.join(" or "),
+                n.seen
+            ),
+        )
+    });
+    for name in &n.names {
+        judge.not_judged(c.not_judged(
+            Place::new(list.source.op.id, At::Param(name)),
+            format!(
+                "no answer shows that {} reads {name} ({}), so no required rule holds it to its meaning; --param-name {}.{name}=NAME gives the server's own name, --require-wire-names holds it to this one",
+                list.source.label, n.seen, list.source.op.name
+            ),
+        ));
+    }
 }
 
 fn filter_names(c: &Check<'_>) -> Outcome {
@@ -743,7 +755,7 @@ fn filter_names(c: &Check<'_>) -> Outcome {
     for list in lists {
         judge.result(Ok(()));
         for n in &list.filters_named_otherwise {
-            judge.check(false, || not_read(c, list, n));
+            not_read(c, &mut judge, list, n);
         }
         if let Several::Neither(n) = &list.several {
             judge.check(false, || {
@@ -756,6 +768,15 @@ fn filter_names(c: &Check<'_>) -> Outcome {
                     ),
                 )
             });
+            for name in &n.names {
+                judge.not_judged(c.not_judged(
+                    Place::new(list.source.op.id, At::Param(name)),
+                    format!(
+                        "{} keeps the rows of one value of {name} at most, written either way ({}), so no required rule judges several values of it; --require-wire-names holds it to WIRE.md's form",
+                        list.source.label, n.seen
+                    ),
+                ));
+            }
         }
     }
     judge.outcome()

@@ -7,6 +7,7 @@ mod families;
 mod hostile;
 mod legal;
 mod mutation;
+mod names;
 mod openapi;
 mod reports;
 mod runs;

@@ -46,6 +46,13 @@ pub(crate) fn cursor_page(seq: &impl Seq, cursor: u64, limit: u64, ascending: bo
     }
 }
 
+/// Positions of an ascending page whose cursor is compared the
+/// descending way (the `cursor-asc-as-desc` fault): the ids below
+/// `cursor`, from the first.
+pub(crate) fn below_from_first(seq: &impl Seq, cursor: u64, limit: u64) -> Vec<u64> {
+    (0..lower_bound(seq, cursor).min(limit)).collect()
+}
+
 /// The settlement batches a filter selects, as positions into the batch list.
 ///
 /// Statuses are dealt in blocks of four, each block a permutation of the

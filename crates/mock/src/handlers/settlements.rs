@@ -7,7 +7,7 @@ use aggpay::{
 };
 use serde_json::Value;
 
-use crate::data::{BatchSeq, Seq, cursor_page};
+use crate::data::{BatchSeq, Seq, below_from_first, cursor_page};
 use crate::fault::Fault;
 use crate::legal::Legal;
 use crate::query::{Invalid, Query};
@@ -23,7 +23,7 @@ impl App {
     pub(crate) fn batches(&self, q: &Query) -> Result<Reply, Invalid> {
         let cursor = self.cursor(q)?;
         let limit = self.cursor_limit(q)?;
-        let ascending = self.ascending(q)?;
+        let ascending = self.cursor_ascending(q)?;
         let status = match q.one("status")? {
             None => None,
             Some(raw) => Some(
@@ -97,6 +97,15 @@ impl App {
         }))
     }
 
+    /// Whether a cursor list's page is asked ascending: not even read
+    /// with `direction-ignored`, every page then descending.
+    fn cursor_ascending(&self, q: &Query) -> Result<bool, Invalid> {
+        if self.faults.has(Fault::DirectionIgnored) {
+            return Ok(false);
+        }
+        self.ascending(q)
+    }
+
     /// The positions of one cursor page, with the faults that bend paging.
     fn positions(
         &self,
@@ -109,6 +118,9 @@ impl App {
         let f = &self.faults;
         if f.has(Fault::CursorZeroLiteral) && !ascending && q.one("cursor")? == Some("0") {
             return Ok(Vec::new());
+        }
+        if ascending && cursor != 0 && f.has(Fault::CursorAscAsDesc) {
+            return Ok(below_from_first(seq, cursor, limit));
         }
         let mut page = cursor_page(seq, self.page_cursor(cursor, ascending), limit, ascending);
         if page.is_empty() && cursor != 0 && f.has(Fault::PastEndWraps) {
@@ -158,7 +170,7 @@ impl App {
         };
         let cursor = self.cursor(q)?;
         let limit = self.cursor_limit(q)?;
-        let ascending = self.ascending(q)?;
+        let ascending = self.cursor_ascending(q)?;
         let payouts = q.boolean("only_settlement_txns")?.unwrap_or(false)
             && !self.faults.has(Fault::PayoutsInTransactions);
         let view = self.view();
