@@ -134,12 +134,10 @@ fn every_fault(
         });
         // A fault that leaves a request unanswered (a pipelined one
         // dropped) costs a whole timeout per try: a loopback mock answers
-        // within milliseconds, so 3 s still tells a dropped request from
-        // a slow one, where the default 10 s made that fault's run the
-        // test's longest by far.
-        if chaos.is_none() {
-            args.extend(["--timeout", "3"]);
-        }
+        // within milliseconds (chaos adds no latency), so 3 s still tells
+        // a dropped request from a slow one, where the default 10 s made
+        // that fault's run the test's longest by far.
+        args.extend(["--timeout", "3"]);
         let (code, report) = json_run(&server, &args);
         let failed = with_status(&report, "failed")
             .into_iter()
