@@ -485,7 +485,10 @@ fn families(out: &mut String, rules: &[Rule]) {
          The faults show it failing (at two places or more for its own kind, `families.rs`), the legal choices of the mock show it passing.\n\n\
          | Rule | Rests on | Looks for | Places | Broken by `--fault` |\n|---|---|---|---|---|"
     );
-    for r in rules.iter().filter(|r| r.of_a_family_of_properties()) {
+    for r in rules
+        .iter()
+        .filter(|r| r.kind == crate::rules::Kind::Properties)
+    {
         let says: Vec<String> = r.says().iter().map(|s| format!("\"{s}\"")).collect();
         let places = r.places_due();
         let faults: Vec<String> = r.faults.iter().map(|f| format!("`{f}`")).collect();

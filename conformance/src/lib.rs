@@ -23,5 +23,5 @@ mod sampling;
 
 pub use cli::{Args, Command, Format, mock_arguments};
 pub use openapi::document as openapi_document;
-pub use rules::{Cases, FAMILIES_OF_PROPERTIES, Level, Rule, Run, catalogue};
+pub use rules::{Cases, Kind, Level, Rule, Run, catalogue};
 pub use runner::{EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_refused, run};

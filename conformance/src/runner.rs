@@ -274,7 +274,7 @@ fn run_rule(ctx: &Ctx, rule: &Rule, deadline: Option<Instant>, baseline: &Baseli
         // A family's burst of requests fills the waits of the other
         // rules' chains (`pool::patient`) instead of lengthening them.
         let judge = || {
-            if rule.of_a_family_of_properties() {
+            if rule.kind == crate::rules::Kind::Properties {
                 crate::pool::patient(|| rule.judge(&check))
             } else {
                 rule.judge(&check)
@@ -533,7 +533,7 @@ fn run_rules(
     // started first, the other rules' requests fill the waits of the
     // chain instead of the chain waiting behind them (a far server's run
     // ends sooner). Reports keep the catalogue's order.
-    parallel.sort_by_key(|i| !rules[*i].id.starts_with(crate::explore::FAMILY));
+    parallel.sort_by_key(|i| rules[*i].kind != crate::rules::Kind::Sequences);
     let mut done: Vec<Option<RuleReport>> = vec![None; rules.len()];
     let mut emitted = 0;
     let next = std::sync::atomic::AtomicUsize::new(0);

@@ -250,7 +250,7 @@ const ADDITIONAL: &[Field] = &[
 
 /// RailMerchant.
 pub const RAIL_MERCHANT: &[Field] = &[
-    f("id", FieldKind::Numeric),
+    f("id", FieldKind::Str),
     f("token", FieldKind::Prefix("mer_")),
     f("partner_id", FieldKind::Prefix("partner_")),
     f("rail_record_id", FieldKind::Str),
@@ -273,7 +273,7 @@ pub const RAIL_MERCHANT: &[Field] = &[
 
 /// QRCode.
 pub const QR_CODE: &[Field] = &[
-    f("id", FieldKind::Numeric),
+    f("id", FieldKind::Str),
     f("token", FieldKind::Prefix("qr_")),
     f("aggregator_merchant_id", FieldKind::Prefix("am_")),
     f("type", FieldKind::OneOf(&["STATIC", "DYNAMIC"])),
@@ -319,7 +319,7 @@ pub const ACCOUNT_INFO: &[Field] = &[
 
 /// Alias.
 pub const ALIAS: &[Field] = &[
-    f("id", FieldKind::Numeric),
+    f("id", FieldKind::Str),
     f("token", FieldKind::Prefix("als_")),
     f("merchant_id", FieldKind::Prefix("mer_")),
     f("aggregator_merchant_id", FieldKind::Prefix("am_")),
@@ -389,7 +389,7 @@ impl Written {
 
 /// BankAccount.
 pub const BANK_ACCOUNT: &[Field] = &[
-    f("id", FieldKind::Numeric),
+    f("id", FieldKind::Str),
     f("token", FieldKind::Prefix("acc_")),
     f("vault_token", FieldKind::Prefix("lock_")),
     f("title", FieldKind::Str),
@@ -408,7 +408,7 @@ pub const BANK_ACCOUNT: &[Field] = &[
 
 /// Aggregator.
 pub const AGGREGATOR: &[Field] = &[
-    f("id", FieldKind::Numeric),
+    f("id", FieldKind::Str),
     f("token", FieldKind::Prefix("agg_")),
     f("partner_id", FieldKind::Prefix("partner_")),
     f("bank_account_id", FieldKind::Prefix("acc_")),
@@ -424,7 +424,7 @@ pub const AGGREGATOR: &[Field] = &[
 
 /// LedgerAccount.
 pub const LEDGER: &[Field] = &[
-    f("id", FieldKind::Numeric),
+    f("id", FieldKind::Str),
     f("token", FieldKind::Prefix("acct_")),
     f("account_type", FieldKind::Str),
     f("account_name", FieldKind::Str),

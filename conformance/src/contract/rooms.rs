@@ -183,6 +183,21 @@ pub const ROOMS: &[Room] = &[
         "a refusal is a client error whose code is error.bad_request (Exchange::refused), on every operation; 400 itself is observed by wire.bad-request-400",
     ),
     room(
+        "id-forms",
+        "typing rule 2: \"Most records carry a numeric `id` serialized as a string\"; the tables of rail merchants, QR codes, aliases, the aggregator, its bank account and the ledger account list `id` as a string, without \"numeric\"",
+        &["a numeric string", "any other string (a UUID, say)"],
+        "`ids.numeric` holds only the ids a table calls numeric (report exports, batches, transactions, aggregator merchants, alias_record_id) to digit strings; the others are read as strings, by the harness and by the typed client (`RecordId`)",
+    ),
+    room(
+        "check-order",
+        "Errors: 400 error.bad_request \"invalid request parameters\"; 404 error.not_found \"requested resource does not exist\" (which one a request meeting both conditions gets is not shown)",
+        &[
+            "the ids in the path looked up first: 404 (or the aggregator's refusal)",
+            "the query checked first: 400",
+        ],
+        "a request the harness sends with a bad parameter names only ids the server showed or was given, and one it sends with an unknown id carries only values the server showed; `scope.unknown-aggregator` asks another aggregator with the server's own values, and where the key's own aggregator refuses that query too, the request is listed not judged (either order is legal); `ids.unknown` and `input.*` judge only never a 5xx and never a record",
+    ),
+    room(
         "field-name-case",
         "RFC 9110 section 5.1: \"Field names are case-insensitive\"",
         &["lower case", "Title-Case", "any other"],

@@ -63,9 +63,6 @@ pub(crate) const KEYS_AS_WRITTEN: Claim = Claim {
     ],
 };
 
-/// The family of the rules that explore (`explore.*`).
-pub const FAMILY: &str = "explore.";
-
 /// Writes a sequence makes at most: each is two round trips (the write,
 /// its frame) and may be a change a staging keeps.
 const WRITES: usize = 2;

@@ -26,6 +26,7 @@ fn report(id: &'static str, level: Level, outcome: Outcome, known: bool) -> Rule
         rule: Rule {
             id,
             level,
+            kind: crate::rules::Kind::Check,
             source: "API.md §Example",
             claims: &[EXAMPLE],
             summary: "an example rule",

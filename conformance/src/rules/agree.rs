@@ -7,7 +7,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::Judge;
-use super::{Check, Claim, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use crate::contract::{OpId, REFERENCES};
 use crate::http::show;
@@ -33,6 +33,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "agree.references",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Transaction (aggregator_merchant_id and aggregator_merchant_name: am_ identifier and its name; rail_merchant_id and rail_merchant_name: mer_ identifier and its name; aggregator_id, aggregator_name)",
             claims: &[NAMES_AGREE],
             summary: "every transaction read names its aggregator merchant, rail merchant and aggregator as their own records do, wherever both are seen",
@@ -43,6 +44,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "agree.charges",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md PaymentCharges (the fee and tax breakdown of a payment); Transaction (amounts: same meaning as in PaymentCharges)",
             claims: &[CHARGES_AGREE],
             summary: "a payment's charges carry the amounts and currency of its payment transaction, for every payment read",

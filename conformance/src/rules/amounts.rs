@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{Cases, Observed, first_of, rows_of, strings};
-use super::{Claim, Level, Rule, Run};
+use super::{Claim, Kind, Level, Rule, Run};
 use crate::contract::FieldKind;
 use crate::contract::subject::{Said, Subject};
 use crate::http::show;
@@ -16,6 +16,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "amounts.paisa",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md typing rule 3",
             claims: &[Claim {
                 holds: "an amount is a decimal integer string",
@@ -34,6 +35,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "amounts.net",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md PaymentCharges (net_amount) and Transaction (same meaning as in PaymentCharges)",
             claims: &[Claim {
                 holds: "net_amount is gross_amount less the fee and the four taxes",
@@ -49,6 +51,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "amounts.currency",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md typing rule 3",
             claims: &[Claim {
                 holds: "currency is an ISO 4217 code",

@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use proptest::prelude::*;
 
 use super::support::Judge;
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{OPS, Op, OpId, Role, names};
 use crate::ctx::Ctx;
@@ -38,6 +38,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "auth.missing-key",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Authentication 1-2; Errors (401 envelope form)",
             claims: &[UNAUTHORIZED],
             summary: "a request without the key header gets 401 in the envelope form with error.unauthorized_access and a message about the key, on every operation",
@@ -58,6 +59,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "auth.empty-key",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Authentication 1-2",
             claims: &[UNAUTHORIZED],
             summary: "an empty key gets 401 error.unauthorized_access, on every operation",
@@ -77,6 +79,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "auth.wrong-key",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Authentication 2",
             claims: &[UNAUTHORIZED],
             summary: "generated wrong keys get 401 error.unauthorized_access, on generated operations",
@@ -96,6 +99,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: HEADER_CASE,
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Authentication 1 (the header X-PAY-AGGREGATOR-SECRET-KEY); RFC 9110 section 5.1 (field names are case-insensitive)",
             claims: &[HEADER_NAME_ANY_CASE],
             summary: "the valid key is taken whatever the spelling of the header's name (as API.md writes it, lower case, mixed case): every read answers the spellings alike",
@@ -109,6 +113,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "auth.header-only",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Authentication 1: \"an API-key scheme carried in a request header only\"; 2 (a request without a valid key receives 401)",
             claims: &[HEADER_ONLY],
             summary: "the valid key offered anywhere but its header (query parameters api_key, key, secret_key or the header's name, Authorization, a cookie, X-API-Key) gets 401 in the envelope form, on every read",
@@ -128,6 +133,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "auth.key-first",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Authentication 2",
             claims: &[UNAUTHORIZED],
             summary: "a request without the key header is answered 401 whatever else is wrong with it (a negative page size, a direction of no meaning, a malformed path id or body), on every operation: the key is judged before anything else",

@@ -2,7 +2,7 @@
 //! strictly, one meaning.
 
 use super::observe::{Cases, Observed};
-use super::{Claim, Level, Rule, Run};
+use super::{Claim, Kind, Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use aggpay_mock::Fault;
 
@@ -11,6 +11,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "body.json",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Conventions 2; Errors (both body shapes are JSON); RFC 8259 (grammar, UTF-8, no byte order mark); RFC 9110 section 8.4 (content codings)",
             claims: &[Claim {
                 holds: "a response body is one JSON text",
@@ -24,6 +25,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "body.media-type",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Conventions 2; RFC 9110 section 8.3 (the media type of a representation is its Content-Type)",
             claims: &[Claim {
                 holds: "a JSON body is labelled with a JSON media type",
@@ -40,6 +42,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "body.one-meaning",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Conventions 2; RFC 8259 section 4 (\"When the names within an object are not unique, the behavior of software that receives such an object is unpredictable\")",
             claims: &[Claim {
                 holds: "no object names a member twice with values that differ",

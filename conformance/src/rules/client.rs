@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::observe::{Cases, Observed};
-use super::{Claim, Level, Rule, Run};
+use super::{Claim, Kind, Level, Rule, Run};
 use crate::contract::OpId;
 use crate::contract::subject::{Subject, on};
 
@@ -14,6 +14,7 @@ pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "client.decodes",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Resources (the aggpay client's models follow them)",
         claims: &[Claim {
             holds: "every record decodes as the typed client reads API.md",
@@ -31,7 +32,7 @@ pub fn rules() -> Vec<Rule> {
             Fault::DatetimeAliasDates,
             Fault::UnlinkedMerchantBadTimestamp,
             Fault::DynamicQrPrefix,
-            Fault::BankAccountBadId,
+            Fault::AliasRecordIdBad,
             Fault::LaterPagesDropField,
         ],
         judges: &[Subject::Answer(on::every_op)],

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::paging::{Got, WALKED_BY, due, fetch, judge_rows, judge_walk, reading, walk, why_none};
 use super::support::Judge;
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::Role;
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{OpId, names};
@@ -30,6 +30,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "cursor.default-limit",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Settlements (page size default 30, 0 means the default; invalid or empty direction means DESC); Limits",
         claims: &[
             DEFAULT_LIMIT,
@@ -49,6 +50,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "cursor.max-limit",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Settlements (maximum 100); Limits",
         claims: &[
             MAX_LIMIT,
@@ -63,6 +65,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "cursor.order",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Settlements (sort direction: uppercase only, on the numeric id, invalid or empty means DESC); Limits",
         claims: &[
             DIRECTION,
@@ -82,6 +85,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "cursor.walk",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Settlements (cursor: pass the previous next_cursor); Conventions 5",
         claims: &[
             WALK,
@@ -112,6 +116,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "cursor.counts",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Conventions 5 (filtered_count and total_count, numeric strings)",
         claims: &[COUNTS],
         summary: "filtered_count is the rows matching and total_count the whole list, numeric strings, on every cursor list and status filter",
@@ -128,6 +133,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "cursor.bad-batch-token",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Limits (sb_, exactly 39 characters); Settlements (400 error.bad_request); Path parameters",
         claims: &[super::errors::MALFORMED_TOKEN_REFUSED],
         summary: "generated malformed batch tokens (every wrong length, wrong prefixes) get 400, in the query and in the path",
@@ -141,6 +147,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "cursor.only-settlement-txns",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Settlements (only_settlement_txns)",
         claims: &[
             ONLY_SETTLEMENT_TXNS,
@@ -156,6 +163,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "cursor.end",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Settlements (cursor: omit or 0 for the first page; pass the previous next_cursor); Limits",
         claims: &[
             END,

@@ -5,7 +5,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{Cases, Observed, from_log};
-use super::{Check, Claim, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::http::show;
 
@@ -28,6 +28,7 @@ pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "envelope.success",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Conventions 3; Versioning 1",
         claims: &[ENVELOPE, VALID_REQUEST_SUCCEEDS],
         summary: "every operation sampled succeeds with 2xx, and every 2xx body is {api_version: \"v1\", data: {...}}",

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::observe::{Cases, Observed};
 use super::support::Judge;
-use super::{Check, Claim, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{Domain, Form, OPS, Op, Role, error_case};
 use crate::http::{Exchange, Request, show};
@@ -52,6 +52,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "errors.bad-request",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Errors (bare form with 400); Settlements (400 error.bad_request); Limits (batch token shape)",
             claims: &[MALFORMED_TOKEN_REFUSED, ERROR_FORM],
             summary: "on every operation that lists 400, a malformed batch token (query or path) gets 400 in the bare form with error.bad_request and a message saying the parameters are invalid",
@@ -67,6 +68,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "errors.not-found",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Errors (bare form with 404, message: requested resource not found); Payments and Settlements (404 error.not_found)",
             claims: &[UNKNOWN_ID_IS_404, ERROR_FORM],
             summary: "on every operation that lists 404 with an id in its path, an unknown id gets 404 in the bare form, code error.not_found, message \"requested resource not found\"",
@@ -83,6 +85,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "errors.shape",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Errors (envelope form with 401 and 500, bare form with 400 and 404; the codes; 404: requested resource not found; 401: a partner access key is required in the request header)",
             claims: &[ERROR_FORM],
             summary: "every 400, 401, 404 and 500 of the run, whatever the operation, has its form, its code and API.md's message",

@@ -4,13 +4,14 @@
 
 use aggpay_mock::Fault;
 
-use super::{Level, Rule, Run, claims};
+use super::{Kind, Level, Rule, Run, claims};
 use crate::contract::subject::{Said, Subject};
 
 pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "explore.sequences",
         level: Level::Required,
+        kind: Kind::Sequences,
         source: "API.md Authentication 1-3; Access keys (rotate); Settlements (report export); Endpoints (every read); the state-bound statements of the field tables",
         claims: &[
             crate::explore::SECRET_KEEPS_ITS_REACH,

@@ -4,7 +4,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::{Judge, text};
-use super::{Check, Claim, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Kind, Level, Outcome, Rule, Run};
 use crate::contract::OpId;
 use crate::contract::subject::{Said, Subject, on};
 use crate::ctx::Sampled;
@@ -41,6 +41,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "exports.seeded",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md ReportExport (status a REPORT_STATUS_* name; started_at a timestamp; finished_at a timestamp or null; merchant_id empty for REPORT_KIND_BATCH)",
             claims: &[
                 EXPORT_FIELDS,
@@ -64,6 +65,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "exports.match",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Settlements (creates a report export job for a batch or merchant scope; body settlement_batch_id, kind, merchant_id)",
             claims: &[EXPORT_IS_ASKED, super::envelope::VALID_REQUEST_SUCCEEDS],
             summary: "a created export, of either kind, is for the batch (one from inside the list, not the newest), the kind and the merchant asked",

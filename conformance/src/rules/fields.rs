@@ -5,7 +5,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{Cases, Observed, Verdict, first_of, rows_of, schema, strings};
-use super::{Claim, Level, Rule, Run};
+use super::{Claim, Kind, Level, Rule, Run};
 use crate::contract::FieldKind;
 use crate::contract::subject::{Said, Subject};
 use crate::http::show;
@@ -25,6 +25,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "fields.required",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Resources and their fields (every table)",
             claims: &[Claim {
                 holds: "every field of its table is present with its type",
@@ -42,6 +43,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "fields.enums",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md SettlementBatch (status: BATCH_* name); States; RailMerchant (status); QRCode (type); ReportExport (kind, status)",
             claims: &[Claim {
                 holds: "a field with listed values holds one of them",
@@ -62,6 +64,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "fields.state-bound",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Transaction (refund_id: null for payment transactions); ReportExport (storage_key: empty until produced; merchant_id: empty string for REPORT_KIND_BATCH); Report export status (REPORT_STATUS_SEEDED: attempts at 1, started_at set, finished_at null)",
             claims: &[STATE_BOUND],
             summary: "every state-bound statement of API.md holds on every record of every answer, in whatever state the server shows it: payment transactions carry refund_id null; an export's storage_key is empty until it is produced, its merchant_id empty for a batch export, and REPORT_STATUS_SEEDED means what API.md says it means",
@@ -81,6 +84,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "fields.event-filter-json",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md WebhookEndpoint; Events 1",
             claims: &[Claim {
                 holds: "event_filter_json is a JSON-encoded array of strings",
@@ -99,6 +103,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "fields.webhook-url",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md WebhookEndpoint (url: absolute URL receiving deliveries)",
             claims: &[Claim {
                 holds: "a webhook endpoint's url is an absolute URL",
@@ -112,6 +117,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "fields.redacted-iban",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Aggregator (BankAccount: redacted_iban, middle digits masked)",
             claims: &[Claim {
                 holds: "redacted_iban keeps the IBAN's ends and masks its middle",

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::paging::{due, judge_walk, offset_case, walk};
 use super::support::Judge;
 use super::values::{by_size, candidates, matched, pairs};
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Many, OpId, Paging, Role, names};
 use crate::model::expect::{Given, Order, query_text};
@@ -19,6 +19,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "filters.alone",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (every query filter); States (batch status integers)",
         claims: &[
             FILTER_KEEPS,
@@ -60,6 +61,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "filters.combined",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (their filters, given together)",
         claims: &[
             FILTERS_COMBINE,
@@ -100,6 +102,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "filters.multi-value",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Access keys (comma-separated name fragments), Merchants (comma-separated identifiers and names), Refunds (each filter accepts one or more values)",
         claims: &[
             FILTER_VALUES,
@@ -131,6 +134,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "filters.qrs",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md QR codes (type STATIC or DYNAMIC, defaults to STATIC when omitted); Limits",
         claims: &[
             QR_TYPE,

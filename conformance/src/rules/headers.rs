@@ -2,7 +2,7 @@
 //! every exchange of the run, as it happens.
 
 use super::observe::{Cases, Observed};
-use super::{Claim, Level, Rule, Run};
+use super::{Claim, Kind, Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use aggpay_mock::Fault;
 
@@ -11,6 +11,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "headers.content-length",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Conventions 4",
             claims: &[Claim {
                 holds: "Content-Length is present and is the body's length",
@@ -24,6 +25,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "headers.date",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Conventions 4",
             claims: &[Claim {
                 holds: "a Date header holds an HTTP date",

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::observe::{Cases, Observed, first_of, rows_of, strings};
 use super::support::Judge;
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{FieldKind, OPS, Op, OpId};
 use crate::http::{Exchange, Request, encode, show};
@@ -43,6 +43,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "ids.prefixes",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md typing rule 1 and the resource tables",
             claims: &[Claim {
                 holds: "an identifier carries its type prefix",
@@ -59,6 +60,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "ids.numeric",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md typing rule 2; tables (numeric string fields)",
             claims: &[Claim {
                 holds: "a numeric id or numeric string field is a decimal digit string",
@@ -67,7 +69,7 @@ pub fn rules() -> Vec<Rule> {
                 ],
             }],
             summary: "numeric ids and numeric string fields are decimal digit strings, nested records included",
-            faults: &[Fault::BankAccountBadId],
+            faults: &[Fault::AliasRecordIdBad],
             judges: &[
                 Subject::Field(|k| matches!(k, FieldKind::Numeric | FieldKind::NumStr)),
                 Subject::Said(Said::NumericIds),
@@ -77,6 +79,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "ids.batch-token",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md typing rule 1 (sb_, exactly 39 characters); Limits",
             claims: &[Claim {
                 holds: "a settlement batch token is sb_ and exactly 39 characters",
@@ -93,6 +96,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "ids.access-key-shapes",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md typing rule 2",
             claims: &[Claim {
                 holds: "an access key has one of its two shapes",
@@ -111,6 +115,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "ids.path-match",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Merchants (read a rail merchant), Lookups (read one alias), Payments (charges of {payment-id}); Path parameters",
             claims: &[ANSWERS_FOR_ID, READ_IS_LISTED, READ_ANSWERED],
             summary: "a read with an id in its path answers for that id, for several known ids (first, last, deep, without a rail record, non-ASCII), and shows the record exactly as its list does",
@@ -128,6 +133,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "ids.unknown",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Path parameters; Payments and Settlements (404 error.not_found); Errors (404: the resource does not exist)",
             claims: &[
                 super::errors::NO_SERVER_ERROR,

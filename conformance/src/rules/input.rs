@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use proptest::prelude::*;
 
 use super::support::Judge;
-use super::{Check, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{Domain, OPS, Op, Param};
 use crate::http::{Exchange, Request};
@@ -17,6 +17,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "input.hostile",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Errors (400 error.bad_request bare, 404 error.not_found bare, 500 only for an internal failure); every operation's query and path parameters",
             claims: &[super::errors::NO_SERVER_ERROR, super::errors::ERROR_FORM],
             summary: "every query parameter and path id of every read, against a catalogue of hostile values (numbers beyond 64 bits, negative, fractional, empty, very long, non-ASCII, percent-encoded, repeated): never a 5xx; a 400 or 404 in the bare form with its code",
@@ -41,6 +42,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "input.arbitrary",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Errors (400 error.bad_request bare, 404 error.not_found bare, 500 only for an internal failure); every operation's query and path parameters",
             claims: &[super::errors::NO_SERVER_ERROR, super::errors::ERROR_FORM],
             summary: "generated values (non-ASCII, long, empty, boundary numbers, garbage) for every query parameter and path id never get a 5xx; a 400 or 404 comes in the bare form with its code",

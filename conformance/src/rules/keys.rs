@@ -6,7 +6,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::Judge;
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::Effect;
 use crate::contract::OpId;
 use crate::contract::resources::{ACCESS_KEY, Written};
@@ -44,6 +44,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "keys.rotation",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Access keys (rotates the key and returns the AccessKey with the new secret); Authentication 3 (secrets returned in clear by list)",
             claims: &[
                 ROTATES_THE_KEY_ASKED,
@@ -61,6 +62,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "keys.consistent",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Authentication 3 (access keys are listed and returned inside the aggregator record; their secret is returned in clear); Aggregator (keys)",
             claims: &[
                 RECORD_KEYS_ARE_LISTED,

@@ -4,7 +4,7 @@ use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 
 use super::observe::{Cases, Observed, Verdict, schema};
-use super::{Claim, Level, Rule, Run};
+use super::{Claim, Kind, Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use crate::contract::{CountForm, FieldKind};
 use crate::http::show;
@@ -13,6 +13,7 @@ pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "lists.count-type",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md typing rule 5",
         claims: &[Claim {
             holds: "count is a string, an integer in the access-key and refund lists",

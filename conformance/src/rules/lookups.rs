@@ -2,7 +2,7 @@
 //! alias value. (A value one slip from a known one is `near.lookups`'s.)
 
 use super::support::{Judge, text};
-use super::{Check, Claim, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{OpId, names};
 use crate::http::Request;
@@ -22,6 +22,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "lookups.match",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Lookups (account metadata by IBAN); AccountInfo (iban)",
             claims: &[ANSWERS_FOR_IBAN],
             summary: "an account lookup by IBAN answers for that IBAN: the one given, and the aggregator's own when the server resolves it",
@@ -32,6 +33,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "lookups.alias-value-required",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Lookups (alias value: must be provided when alias_type is supplied)",
             claims: &[
                 ALIAS_VALUE_REQUIRED,

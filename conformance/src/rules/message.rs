@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 use aggpay_mock::Fault;
 
 use super::observe::{Cases, Observed};
-use super::{Claim, Level, Rule, Run};
+use super::{Claim, Kind, Level, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use crate::http::Exchange;
 use crate::http::h1::Head;
@@ -74,6 +74,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "message.syntax",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md (a JSON-over-HTTP API); RFC 9112 sections 2.1, 4 and 5",
             claims: &[SYNTAX],
             summary: "every answer's status line and field lines, interim answers' included, follow RFC 9112's grammar and end with CRLF, judged from the bytes the server sent",
@@ -84,6 +85,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "message.fields-once",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md (a JSON-over-HTTP API); RFC 9110 section 5.3",
             claims: &[ONCE],
             summary: "no answer sends a field that is not a list (Date, Content-Type, Content-Length, ETag, ...) twice",
@@ -94,6 +96,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "message.framing",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md (a JSON-over-HTTP API); RFC 9112 sections 6.1 and 7.1",
             claims: &[FRAMING],
             summary: "every answer's body is framed one way: never Content-Length with Transfer-Encoding, no chunked answer to HTTP/1.0, chunk lines ended by CRLF",
@@ -104,6 +107,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "message.date",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Conventions 4; RFC 9110 sections 5.6.7 and 6.6.1",
             claims: &[DATE],
             summary: "every Date is one IMF-fixdate within 60 s of the harness's clock while the exchange lasted",
@@ -114,6 +118,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "message.interim",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md (a JSON-over-HTTP API); RFC 9110 section 15.2",
             claims: &[NO_INTERIM_TO_HTTP10],
             summary: "no answer to an HTTP/1.0 request is preceded by a 1xx",

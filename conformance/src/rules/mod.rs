@@ -14,7 +14,7 @@ pub use log::AnswerLog;
 pub use observe::Cases;
 #[cfg(test)]
 pub use rule::Evidence;
-pub use rule::{Check, Claim, Finding, Level, NotJudged, Outcome, Phase, Rule, Run, Status};
+pub use rule::{Check, Claim, Finding, Kind, Level, NotJudged, Outcome, Phase, Rule, Run, Status};
 
 /// The claims the random sequences (`crate::explore`) make beside the
 /// rules that make them first, and quote as those rules do.
@@ -28,11 +28,6 @@ pub(crate) mod claims {
     pub(crate) use super::keys::ROTATES_THE_KEY_ASKED;
     pub(crate) use super::lookups::ANSWERS_FOR_IBAN;
 }
-
-/// The families of properties: each of their rules sends its cases to
-/// every place of the contract table its subjects hold for, and reports
-/// where it did (`Outcome::places`).
-pub const FAMILIES_OF_PROPERTIES: &[&str] = &["near", "own", "writes", "requests", "state"];
 
 mod rule;
 
@@ -125,12 +120,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_are_unique_in_their_family_file_and_every_rule_has_a_fault() {
+    fn ids_are_unique_in_their_family_file_of_one_kind_and_every_rule_has_a_fault() {
         let rules = catalogue();
         let mut ids = std::collections::HashSet::new();
+        let mut kinds = std::collections::HashMap::new();
         for r in &rules {
             assert!(ids.insert(r.id), "duplicate {}", r.id);
             let family = r.id.split('.').next().unwrap();
+            assert_eq!(
+                *kinds.entry(family).or_insert(r.kind),
+                r.kind,
+                "{}: the rules of one family file are of one kind",
+                r.id
+            );
             assert!(
                 FAMILIES.iter().any(|(name, _)| *name == family),
                 "{} has no family file",

@@ -12,7 +12,7 @@ use aggpay_mock::Fault;
 
 use super::forms::{Carrier, NearMiss, Slip, near_misses, wrapped};
 use super::support::{Judge, text, unless_refused};
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{At, Domain, Many, OPS, Op, OpId, Paging, Place, Role, names};
 use crate::ctx::Sampled;
@@ -61,6 +61,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "near.key",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md Authentication 1-2",
             claims: &[NEAR_KEY],
             summary: "the key in use, one slip away (its case swapped, cut short, lengthened, its end changed, a wildcard in it, a character encoded as text), on every operation: 401, like any key that is not valid",
@@ -80,6 +81,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "near.path-ids",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md Path parameters; Errors (404: the resource does not exist)",
             claims: &[
                 NEAR_ID,
@@ -101,6 +103,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "near.filters",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md Access keys, Merchants, QR codes, Refunds, Settlements (every query filter); Errors (400 for invalid request parameters)",
             claims: &[
                 NEAR_FILTER,
@@ -125,6 +128,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "near.lookups",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md Lookups (account metadata by IBAN or alias; account title metadata for a till-code alias)",
             claims: &[NEAR_LOOKUP],
             summary: "every lookup (IBAN, mobile alias, till code) with its known value one slip away: never answered with the account the known value names",
@@ -137,6 +141,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "near.positions",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md Limits (page size default 30, maximum 100); Access keys (offset at least 0); QR codes (offset: QR codes skipped before the result set); Errors (400 for invalid request parameters)",
             claims: &[
                 FAR_POSITION,

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::paging::{Meanings, fetch, judge_rows, meanings, offset_case};
 use super::support::Judge;
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject, on};
 use crate::contract::{Paging, Role, names};
 use crate::model::expect::{Expected, Order};
@@ -47,6 +47,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "offset.pages",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Access keys, QR codes (offset: records skipped before the result set); Merchants, Rail merchants, Webhooks, Refunds (paginated)",
             claims: &[
                 OFFSET,
@@ -69,6 +70,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "offset.limit",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Access keys (page size 0 to 100); QR codes (maximum QR codes returned)",
             claims: &[
                 LIMIT,
@@ -84,6 +86,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "offset.count",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md typing rule 5 and each offset list (count); its meaning is not shown, so it must mean one thing",
             claims: &[
                 COUNT_STEADY,
@@ -98,6 +101,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "offset.direction",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Refunds (sort direction ASC or DESC); Limits (list sort direction: ASC or DESC, uppercase only; otherwise DESC)",
             claims: &[
                 DIRECTION,

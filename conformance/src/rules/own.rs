@@ -11,7 +11,7 @@ use super::near::LOOKUPS;
 use super::paging::{judge_rows, read};
 use super::support::{Judge, text};
 use super::values::candidates;
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{At, Domain, Effect, OPS, Op, Param, Place, Role, names};
 use crate::http::{Exchange, Request};
@@ -31,6 +31,7 @@ pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "own.back-to-back",
         level: Level::Required,
+        kind: Kind::Properties,
         source: "API.md Conventions 5 (list operations return their records); Lookups (account metadata by IBAN or alias); Path parameters",
         claims: &[
             OWN_ANSWER,

@@ -8,7 +8,7 @@ use aggpay_mock::Fault;
 
 use super::message::{FRAMING, JSON_OVER_HTTP, NO_INTERIM_TO_HTTP10};
 use super::support::{Judge, Reached};
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{At, Place};
 use crate::http::h1::{CLOSE_WAIT, Form};
@@ -72,6 +72,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "requests.head",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md (a JSON-over-HTTP API); RFC 9110 sections 9.1 and 9.3.2",
             claims: &[HEAD_NO_CONTENT],
             summary: "a HEAD of every read, then its GET on the same connection: the HEAD answered with the GET's status and no content, the GET reading its own answer",
@@ -82,6 +83,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "requests.http10",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md (a JSON-over-HTTP API); RFC 9110 section 15.2; RFC 9112 section 6.1",
             claims: &[NO_INTERIM_TO_HTTP10, FRAMING],
             summary: "an HTTP/1.0 request to every operation is answered with no 1xx before it and no Transfer-Encoding (505 is a legal refusal)",
@@ -92,6 +94,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "requests.close",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md (a JSON-over-HTTP API); RFC 9112 section 9.6",
             claims: &[CLOSES],
             summary: "a request with Connection: close to every operation is answered, then the server closes the connection (within 2 s)",
@@ -102,6 +105,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "requests.pipelined",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md (a JSON-over-HTTP API); RFC 9112 section 9.3.2",
             claims: &[PIPELINED],
             summary: "every read pipelined with another read on one connection: both answered, in order (a server may close after the first)",
@@ -112,6 +116,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "requests.write-bodies",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md (a JSON-over-HTTP API); RFC 9112 section 6.1; RFC 9110 section 10.1.1",
             claims: &[BODY_READ, ROTATED_IN_EVERY_FORM],
             summary: "every write sent with its body chunked, and with Expect: 100-continue, is answered as with Content-Length; the --second-access-key-id key rotated in each form is rotated each time (with --allow-writes)",
@@ -122,6 +127,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "requests.conditional",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md (a JSON-over-HTTP API); RFC 9110 sections 8.8.1 and 13.1.2",
             claims: &[VALIDATED],
             summary: "the reads a rotation changes (the key list, the aggregator record), asked again after the run's writes with If-None-Match and the entity tag they had before: 304 only if the representation is unchanged",

@@ -28,6 +28,22 @@ impl Level {
     }
 }
 
+/// How a rule finds its cases: what it is, typed, never read from its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Kind {
+    /// It judges the cases it was written for.
+    Check,
+    /// A family of properties: it sends its cases to every place of the
+    /// contract table its subjects hold for, and reports where it did
+    /// (its outcome's `places`). Its requests wait behind other rules' in
+    /// the pool (the patient turn): it has many, none another waits on.
+    Properties,
+    /// Random sequences of operations against a model: what it catches
+    /// beyond its faults depends on the draw.
+    Sequences,
+}
+
 /// When a rule runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -52,6 +68,8 @@ pub struct Rule {
     pub id: &'static str,
     /// Required or observation.
     pub level: Level,
+    /// How it finds its cases.
+    pub kind: Kind,
     /// Where the contract says it (API.md section, or WIRE.md).
     pub source: &'static str,
     /// What it holds a server to, one claim per comparison it makes,
@@ -171,11 +189,6 @@ impl Rule {
             .collect()
     }
 
-    /// Whether it belongs to a family of properties.
-    pub fn of_a_family_of_properties(&self) -> bool {
-        super::FAMILIES_OF_PROPERTIES.contains(&self.id.split('.').next().unwrap_or(""))
-    }
-
     /// Judges, in the run's context.
     pub fn judge(&self, c: &Check<'_>) -> Outcome {
         match self.run {
@@ -193,6 +206,7 @@ impl fmt::Debug for Rule {
         f.debug_struct("Rule")
             .field("id", &self.id)
             .field("level", &self.level)
+            .field("kind", &self.kind)
             .finish_non_exhaustive()
     }
 }

@@ -5,10 +5,10 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::observe::{Cases, Observed, Verdict, schema};
-use super::support::Judge;
-use super::{Check, Claim, Level, Outcome, Rule, Run};
-use crate::contract::OpId;
+use super::support::{Judge, Reached};
+use super::{Check, Claim, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject};
+use crate::contract::{At, OpId, Place};
 use crate::http::{Exchange, Request, show};
 
 const OWN_AGGREGATOR: Claim = Claim {
@@ -31,6 +31,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "scope.aggregator",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md What the service does (every operation is scoped to one aggregator, addressed by {aggregator-id} in the path); Aggregator, AccessKey, AggregatorMerchant, Transaction, WebhookEndpoint (aggregator_id)",
             claims: &[OWN_AGGREGATOR],
             summary: "the aggregator record's token, and every aggregator_id of every record of every answer (later pages included), is the aggregator of the path",
@@ -41,6 +42,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "scope.unknown-aggregator",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md Aggregator (404 error.not_found); Authentication 2 and 4",
             claims: &[STRANGER_REFUSED],
             summary: "a well-formed aggregator id that is not the key's never succeeds, on every operation: 401, or 404 error.not_found",
@@ -96,10 +98,28 @@ fn unknown_aggregator(c: &Check<'_>) -> Outcome {
         .filter_map(|op| super::auth::known_request(c.ctx, op))
         .collect();
     let mut judge = Judge::default();
+    // A refusal of the request's query is not the stranger's to explain
+    // where the key's own aggregator refuses that query too: which the
+    // server checks first, query or aggregator, is not shown (room
+    // `check-order`).
     let answers = c.map(&ops, |r: &Request| {
-        c.send(r.clone().for_aggregator(stranger))
+        let e = c.send(r.clone().for_aggregator(stranger));
+        let own_refused = e.refused() && c.send(r.clone()).refused();
+        (e, own_refused)
     });
-    for e in answers {
+    for (e, own_refused) in answers {
+        let place = crate::contract::Op::route(e.request.method, &e.request.path)
+            .map(|op| Place::new(op.id, At::Answer));
+        if own_refused && let Some(place) = place {
+            judge.reached(
+                c,
+                place,
+                Ok(Reached::Not(
+                    "the server refuses this request's query on the key's own aggregator too, and whether it checks the query or the aggregator first is not shown".to_owned(),
+                )),
+            );
+            continue;
+        }
         let ok = match e.status() {
             Some(401) => true,
             Some(404) => super::errors::form(&e).is_none(),

@@ -9,7 +9,7 @@ use aggpay_mock::Fault;
 use serde_json::Value;
 
 use super::support::Judge;
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{At, OPS, Op, OpId, Place, Walk};
 use crate::http::{Exchange, Request};
@@ -53,6 +53,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "state.reads-safe",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md (a JSON-over-HTTP API; GET for every read); RFC 9110 section 9.2.1",
             claims: &[READS_CHANGE_NOTHING],
             summary: "every record the run can read, read twice with only reads between: every field the contract defines is unchanged (updated_at included); a change is traced to the read that made it",
@@ -63,6 +64,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "state.exports",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md Settlements (report exports: creates an asynchronous report export job); ReportExport (merchant_id)",
             claims: &[EACH_EXPORT_ITS_OWN],
             summary: "exports of one scope sent twice in a row and twice at once each answer an export of their own, and exports whose bodies differ in which members they carry each answer what their own body says (with --allow-writes)",
@@ -73,6 +75,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "state.rotations",
             level: Level::Required,
+            kind: Kind::Properties,
             source: "API.md Access keys (rotates the key and returns the AccessKey with the new secret); AccessKey (secret); Errors (500 error.internal_server_error)",
             claims: &[EVERY_ROTATION_TAKES, FAILED_ROTATION_UNDONE],
             summary: "the --access-key-id key rotated twice in a row, then at once beside the --second-access-key-id key (or twice at once, without it): the aggregator record after each step, and the key list at the end, show each key's secret as the answers left it, and a rotation answered with an error changed nothing (with --allow-writes)",

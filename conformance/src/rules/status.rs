@@ -1,7 +1,7 @@
 //! status.*: the one success status API.md states.
 
 use super::support::Judge;
-use super::{Check, Claim, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Kind, Level, Outcome, Rule, Run};
 use aggpay_mock::Fault;
 
 use crate::contract::OpId;
@@ -16,6 +16,7 @@ pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "status.charges-200",
         level: Level::Required,
+        kind: Kind::Check,
         source: "API.md Conventions 7 and Payments (200 returns data: PaymentCharges)",
         claims: &[CHARGES_200],
         summary: "the payment-charges operation succeeds with 200 exactly",

@@ -5,7 +5,7 @@ use aggpay_internal::syntax;
 use aggpay_mock::Fault;
 
 use super::observe::{Cases, Observed, from_log, strings};
-use super::{Check, Claim, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Said, Subject};
 use crate::contract::{FieldKind, OpId};
 
@@ -14,6 +14,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "time.rfc3339-utc",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md typing rule 4",
             claims: &[Claim {
                 holds: "a timestamp is an RFC 3339 UTC string",
@@ -32,6 +33,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "time.null-not-empty",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md typing rule 4",
             claims: &[Claim {
                 holds: "an unset nullable timestamp is null",
@@ -48,6 +50,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "time.dates",
             level: Level::Required,
+            kind: Kind::Check,
             source: "API.md typing rule 4 (alias dates)",
             claims: &[Claim {
                 holds: "an alias date is a calendar date YYYY-MM-DD",

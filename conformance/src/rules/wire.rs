@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::observe::{Cases, Observed};
 use super::paging::fetch;
 use super::support::{Judge, text};
-use super::{Check, Claim, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{At, OpId, Place, names};
 use crate::ctx::Sampled;
@@ -42,6 +42,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "wire.cursor-bounds",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "WIRE.md Cursor pagination (next_cursor is the last row's id; the next page follows it)",
             claims: &[
                 Claim {
@@ -60,6 +61,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "wire.limit-validation",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "WIRE.md Cursor pagination (negative or non-numeric limit: 400)",
             claims: &[Claim {
                 holds: "a negative or non-numeric limit gets 400",
@@ -73,6 +75,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "wire.rotation-revokes-old",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "WIRE.md Authentication in the mock (the old secret stops working at once)",
             claims: &[Claim {
                 holds: "after a rotation the old secret gets 401",
@@ -90,6 +93,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "wire.export-validation",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "WIRE.md (settlement_batch_id and kind are required; 400 bare)",
             claims: &[Claim {
                 holds: "an export request without its required fields gets 400",
@@ -110,6 +114,7 @@ pub fn rules() -> Vec<Rule> {
         Rule {
             id: "wire.export-seeded",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "API.md Report export status (\"Observed value: REPORT_STATUS_SEEDED (a newly created export, with attempts at 1, started_at set and finished_at null). Other values and transitions: not shown.\")",
             claims: &[Claim {
                 holds: "a new export is REPORT_STATUS_SEEDED, attempts 1, finished_at null",
@@ -140,6 +145,7 @@ fn answers() -> Vec<Rule> {
         Rule {
             id: "wire.title-fetch-owner",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "API.md Lookups (account title metadata for a till-code alias); AccountInfo (name, dba, mcc); Alias (merchant_id); RailMerchant (name; additional_details dba, mcc)",
             claims: &[Claim {
                 holds: "a title fetch by an alias's till code answers with its rail merchant's holder name, dba and mcc",
@@ -162,6 +168,7 @@ fn answers() -> Vec<Rule> {
         Rule {
             id: "wire.unknown-id-404",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "WIRE.md Status codes and errors (a well-formed ID that does not exist gets 404)",
             claims: &[Claim {
                 holds: "an unknown id of the right shape gets 404 in the bare form",
@@ -182,6 +189,7 @@ fn answers() -> Vec<Rule> {
         Rule {
             id: "wire.success-200",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "WIRE.md Status codes (success: 200 everywhere; API.md allows any 2xx)",
             claims: &[Claim {
                 holds: "a success is 200",
@@ -195,6 +203,7 @@ fn answers() -> Vec<Rule> {
         Rule {
             id: "wire.bad-request-400",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "API.md Errors (the table lists 400 beside error.bad_request; \"HTTP status numbers for error.bad_request and error.internal_server_error responses: not shown.\")",
             claims: &[Claim {
                 holds: "error.bad_request is answered 400",
@@ -210,6 +219,7 @@ fn answers() -> Vec<Rule> {
         Rule {
             id: "wire.content-type-json",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "common practice (JSON bodies labelled application/json)",
             claims: &[Claim {
                 holds: "a response is labelled Content-Type: application/json",
@@ -227,6 +237,7 @@ fn answers() -> Vec<Rule> {
         Rule {
             id: "wire.unique-members",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "RFC 8259 section 4 (\"The names within an object SHOULD be unique.\")",
             claims: &[Claim {
                 holds: "no object names a member twice",
@@ -240,6 +251,7 @@ fn answers() -> Vec<Rule> {
         Rule {
             id: "wire.payout-shape",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "WIRE.md Cursor pagination (the reference's payout element)",
             claims: &[Claim {
                 holds: "a payout has the reference's shape",
@@ -263,6 +275,7 @@ fn names_read() -> Vec<Rule> {
         Rule {
             id: "wire.paging-names",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "API.md Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); Refunds (the pagination parameters are not shown); WIRE.md offset pagination (`limit`, `offset`) and cursor pagination (`cursor`, `limit`, `direction`)",
             claims: &[Claim {
                 holds: "a list reads WIRE.md's paging names",
@@ -285,6 +298,7 @@ fn names_read() -> Vec<Rule> {
         Rule {
             id: "wire.filter-names",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "API.md Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); WIRE.md query parameter wire names",
             claims: &[Claim {
                 holds: "a filter API.md gives by purpose only is read under WIRE.md's name, and one that accepts one or more values reads several, repeated or comma-separated",
@@ -305,6 +319,7 @@ fn names_read() -> Vec<Rule> {
         Rule {
             id: "wire.lookup-names",
             level: Level::Observation,
+            kind: Kind::Check,
             source: "API.md Lookups (query purpose only, except alias_type); Conventions 6 (a parameter given only by its purpose has a wire name that is not shown); WIRE.md query parameter wire names (`iban`, `alias_value`)",
             claims: &[Claim {
                 holds: "a lookup with a value the server showed or was given, under WIRE.md's names, is not refused",

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::forms::{Carrier, NearMiss, near_misses};
 use super::support::{Judge, text};
-use super::{Check, Claim, Finding, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::Subject;
 use crate::contract::{At, BodyField, Effect, OPS, OpId, Place};
 use crate::http::{Exchange, Request};
@@ -29,6 +29,7 @@ pub fn rules() -> Vec<Rule> {
     vec![Rule {
         id: "writes.named-target",
         level: Level::Required,
+        kind: Kind::Properties,
         source: "API.md Settlements (the report export's body: the batch token to export, the rail merchant of a merchant export); Access keys (rotates the key of the path)",
         claims: &[NAMED_TARGET, super::errors::NO_SERVER_ERROR],
         summary: "every write, with every record it names (the key of a rotation's path, the batch and the merchant of an export's body) one slip away from a known one: refused, or carried out on the very value named; never on another record",

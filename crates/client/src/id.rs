@@ -267,6 +267,78 @@ impl<'de> Deserialize<'de> for NumericId {
     }
 }
 
+/// The `id` of a record API.md does not call numeric: a rail merchant, a
+/// QR code, an alias, the aggregator, its bank account, the ledger
+/// account. API.md says "Most records carry a numeric `id` serialized as
+/// a string" (typing rule 2), and lists these ids only as strings, so a
+/// server may give them in another form (a UUID, say): this type takes
+/// whatever string the server sends, and gives its number where it is
+/// one.
+///
+/// ```
+/// use aggpay::RecordId;
+///
+/// let id: RecordId = serde_json::from_str(r#""1042""#).unwrap();
+/// assert_eq!(id.as_numeric(), Some(1042));
+/// let id: RecordId = serde_json::from_str(r#""4f6c2a9e-1b7d-4c3e-9a2f-0d5e8b7c6a41""#).unwrap();
+/// assert_eq!(id.as_numeric(), None);
+/// assert_eq!(id.as_str(), "4f6c2a9e-1b7d-4c3e-9a2f-0d5e8b7c6a41");
+/// ```
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RecordId(CompactString);
+
+impl RecordId {
+    /// The id as sent on the wire.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The id as a number, where it is a numeric id (digits, no sign, no
+    /// leading zero), as most records' are.
+    pub fn as_numeric(&self) -> Option<u64> {
+        NumericId::parse(&self.0).ok().map(NumericId::get)
+    }
+}
+
+impl From<NumericId> for RecordId {
+    fn from(id: NumericId) -> Self {
+        Self(CompactString::new(id.to_string()))
+    }
+}
+
+impl Serialize for RecordId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+/// Whatever string a server sends (see the type's documentation).
+impl<'de> Deserialize<'de> for RecordId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        crate::model_util::parsed_str(deserializer, "a record id string", |raw| {
+            Ok::<_, std::convert::Infallible>(Self(CompactString::new(raw)))
+        })
+    }
+}
+
+impl fmt::Debug for RecordId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RecordId({:?})", self.0)
+    }
+}
+
+impl fmt::Display for RecordId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for RecordId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
 /// A refund token (`Refund::token`, `Transaction::refund_id`, the
 /// refund list's `refund_id` filter).
 ///

@@ -218,8 +218,8 @@ pub use error::{ApiError, Error, ErrorKind, ErrorShape, TransportError};
 pub use id::{
     AccessKeyId, AccessKeyToken, AggregatorId, AggregatorMerchantId, AliasId, BankAccountId,
     BatchToken, DepositorId, ExternalMerchantRef, JobId, KeyId, LedgerAccountId, NumericId,
-    PartnerId, PaymentId, PayoutToken, QrCodeToken, RailMerchantId, RefundToken, ReportExportToken,
-    TransactionToken, VaultToken, WebhookToken,
+    PartnerId, PaymentId, PayoutToken, QrCodeToken, RailMerchantId, RecordId, RefundToken,
+    ReportExportToken, TransactionToken, VaultToken, WebhookToken,
 };
 pub use model::*;
 pub use page::Page;

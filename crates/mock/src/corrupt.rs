@@ -149,11 +149,9 @@ const EDITS: &[(Fault, Part, Edit)] = &[
             account["redacted_iban"] = account["iban"].clone();
         }
     }),
-    (Fault::BankAccountBadId, Part::Data, |data| {
-        if let Some(account) = data.get_mut("bank_account")
-            && let Some(id) = account["id"].as_str()
-        {
-            account["id"] = json!(format!("ba-{id}"));
+    (Fault::AliasRecordIdBad, Part::Data, |data| {
+        if let Some(id) = data["alias_record_id"].as_str() {
+            data["alias_record_id"] = json!(format!("ar-{id}"));
         }
     }),
     (Fault::AggregatorKeysMasked, Part::Data, |data| {

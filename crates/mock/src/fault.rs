@@ -147,7 +147,7 @@ faults! {
     RefundNetMismatch = "refund-net-mismatch" [Body]: "refund transactions' net_amount is off by one paisa",
     UnlinkedMerchantBadTimestamp = "unlinked-merchant-bad-timestamp" [Body]: "rail merchants without a status have updated_at \"2024-01-02 03:04:05\"",
     DynamicQrPrefix = "dynamic-qr-prefix" [Body]: "dynamic QR code tokens start with qrd_ instead of qr_",
-    BankAccountBadId = "bank-account-bad-id" [Body]: "the aggregator's bank account id is \"ba-\" and digits",
+    AliasRecordIdBad = "alias-record-id-bad" [Body]: "an alias's alias_record_id (numeric, API.md says) is \"ar-\" and digits",
     PastEndWraps = "past-end-wraps" [Behaviour]: "a cursor page past the last row starts over at the first page",
     CursorZeroLiteral = "cursor-zero-literal" [Behaviour]: "cursor=0 descending is read as \"ids below 0\": an empty page",
     BatchFilterDropsStatus = "batch-filter-drops-status" [Behaviour]: "with batch_id, the status filter is ignored",

@@ -212,6 +212,12 @@ legal! {
     DateBehind = "date-behind" in "date-skew":
         "every Date is 20 seconds behind real time";
         allowed by "API.md Conventions 4: \"Responses carry the headers Content-Length and Date.\" (how exact the clock is is not shown); RFC 9110 section 6.6.1: an origin server's Date is \"the best available approximation of the date and time\"",
+    UuidIds = "uuid-ids" in "id-forms":
+        "the records whose id API.md does not call numeric (rail merchants, QR codes, aliases, the aggregator, its bank account, the ledger account) carry a UUID as their id, the same for one record in every answer";
+        allowed by "API.md typing rule 2: \"Most records carry a numeric `id` serialized as a string\" (most, not all); the tables of these records list `id` as a string, without \"numeric\"",
+    ParamsFirst = "params-first" in "check-order":
+        "with a valid key, a read checks its query parameters before it looks up anything its path names, the aggregator included: a bad parameter gets 400 error.bad_request even where the id in the path names nothing (404) or another aggregator";
+        allowed by "API.md Errors: 400 error.bad_request \"invalid request parameters\" and 404 error.not_found \"requested resource does not exist\" (which one a request meeting both conditions gets is not shown)",
 }
 
 /// Pairs of choices that are two readings of one point: no server makes

@@ -160,7 +160,8 @@ pub(crate) fn too_many_requests() -> Reply {
 /// error (`error-extra-fields`), six fraction digits or `+00:00` on every
 /// timestamp (`timestamp-micros`, `timestamp-offset-zero`), values API.md
 /// does not list (`unlisted-values`), indentation (`pretty-json`), fields
-/// in reverse order (`field-order-reversed`). `served` numbers the answer.
+/// in reverse order (`field-order-reversed`), UUIDs for the ids API.md
+/// does not call numeric (`uuid-ids`). `served` numbers the answer.
 pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Reply {
     let success = (200..300).contains(&reply.status);
     let extra = legal.has(Legal::ExtraFields) && success;
@@ -172,7 +173,9 @@ pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Repl
     let reversed = legal.has(Legal::ReversedFieldOrder);
     let words = legal.has(Legal::OtherErrorWords) && matches!(reply.status, 400 | 401);
     let payouts = legal.has(Legal::PayoutShape) && success;
+    let uuids = legal.has(Legal::UuidIds) && success;
     if !(extra
+        || uuids
         || error_extra
         || micros
         || offset_zero
@@ -214,6 +217,9 @@ pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Repl
     if unlisted && let Some(data) = value.get_mut("data") {
         unlisted_values(data);
     }
+    if uuids && let Some(data) = value.get_mut("data") {
+        uuid_ids(data);
+    }
     if payouts && let Some(Value::Array(rows)) = value.pointer_mut("/data/settlement_transactions")
     {
         rows.iter_mut().for_each(other_payout_shape);
@@ -234,6 +240,47 @@ pub(crate) fn with_legal(mut reply: Reply, legal: &Choices, served: u64) -> Repl
         reply.body = body;
     }
     reply
+}
+
+/// The token prefixes of the records whose `id` API.md does not call
+/// numeric (`uuid-ids`).
+const ID_NOT_NUMERIC: &[&str] = &["mer_", "qr_", "als_", "agg_", "acc_", "acct_"];
+
+/// Under `uuid-ids`, every record of `value` whose token has one of
+/// [`ID_NOT_NUMERIC`]'s prefixes gets a UUID for its id, drawn from its
+/// token: one record, one id, in every answer.
+fn uuid_ids(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let token = map
+                .get("token")
+                .and_then(Value::as_str)
+                .filter(|t| ID_NOT_NUMERIC.iter().any(|p| t.starts_with(p)))
+                .map(str::to_owned);
+            if let (Some(token), Some(id @ Value::String(_))) = (token, map.get_mut("id")) {
+                *id = Value::from(uuid_of(&token));
+            }
+            map.values_mut().for_each(uuid_ids);
+        }
+        Value::Array(items) => items.iter_mut().for_each(uuid_ids),
+        _ => {}
+    }
+}
+
+/// A UUID (version 4's layout) drawn from `token`.
+fn uuid_of(token: &str) -> String {
+    use aggpay_internal::mix::{fnv1a, splitmix64};
+    let hi = splitmix64(fnv1a(1, token.as_bytes()));
+    let lo = splitmix64(fnv1a(2, token.as_bytes()));
+    let hex = format!("{hi:016x}{lo:016x}");
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
 }
 
 /// `value` as compact JSON with every object's fields in reverse order

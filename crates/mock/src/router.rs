@@ -315,6 +315,12 @@ impl App {
             }
             return reply::unauthorized();
         }
+        if self.legal.has(Legal::ParamsFirst)
+            && op.method() == "GET"
+            && let Some(refused) = self.parameters_refused(op, rest, id_at, raw_query)
+        {
+            return refused;
+        }
         if self.legal.has(Legal::StrictIds)
             && let Some(raw) = id_at.map(|i| rest[i])
             && !own_id_shape(op, &percent_decode(raw, false).unwrap_or_default())
@@ -391,9 +397,11 @@ impl App {
         reply
     }
 
-    /// Under `params-before-key`, the 400 a request without a valid key
-    /// gets when its query or batch token is bad (checked as the handler
-    /// checks them: these operations only read); `None` when they pass.
+    /// The 400 a read gets when its query (or batch token) is bad, checked
+    /// as its handler checks them before anything else (reads change
+    /// nothing): under `params-before-key` for a request without a valid
+    /// key, under `params-first` before its ids are looked up; `None` when
+    /// they pass, or the operation reads no query.
     fn parameters_refused(
         &self,
         op: Op,
@@ -412,7 +420,21 @@ impl App {
         let checked = match op {
             Op::Batches => self.batches(&query),
             Op::Transactions => self.transactions(&path_id, &query),
-            _ => self.keys(&query),
+            Op::Keys => self.keys(&query),
+            Op::Merchants => self.merchants(&query),
+            Op::RailMerchants => self.rail_merchants(&query),
+            Op::Qrs => self.qrs(&query),
+            Op::Refunds => self.refunds(&query),
+            Op::AccountInfo => self.account_info(&query),
+            Op::TitleFetch => self.title_fetch(&query),
+            Op::Webhooks => self.webhooks(&query),
+            Op::Aggregator
+            | Op::Rotate
+            | Op::RailMerchant
+            | Op::Charges
+            | Op::ReportExports
+            | Op::Alias
+            | Op::Ledger => return None,
         };
         checked.err().map(reply::bad_request)
     }

@@ -1,16 +1,15 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    AccessKey, AggregatorId, BankAccountId, DepositorId, NumericId, PartnerId, VaultToken,
-};
+use crate::{AccessKey, AggregatorId, BankAccountId, DepositorId, PartnerId, RecordId, VaultToken};
 
 /// The aggregator's settlement bank account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct BankAccount {
-    /// Numeric id.
-    pub id: NumericId,
+    /// Its id: numeric on most servers, though API.md calls it only a
+    /// string ([`RecordId`]).
+    pub id: RecordId,
     /// `acc_` token.
     pub token: BankAccountId,
     /// `lock_` vault token.
@@ -45,8 +44,9 @@ pub struct BankAccount {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Aggregator {
-    /// Numeric id.
-    pub id: NumericId,
+    /// Its id: numeric on most servers, though API.md calls it only a
+    /// string ([`RecordId`]).
+    pub id: RecordId,
     /// `agg_` token.
     pub token: AggregatorId,
     /// `partner_` identifier.

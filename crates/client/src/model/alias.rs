@@ -3,7 +3,7 @@ use jiff::civil::Date;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{AggregatorMerchantId, AliasId, NumericId, RailMerchantId};
+use crate::{AggregatorMerchantId, AliasId, NumericId, RailMerchantId, RecordId};
 
 open_enum! {
     /// The kind of an alias.
@@ -29,8 +29,9 @@ open_enum! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Alias {
-    /// Numeric id.
-    pub id: NumericId,
+    /// Its id: numeric on most servers, though API.md calls it only a
+    /// string ([`RecordId`]).
+    pub id: RecordId,
     /// `als_` token.
     pub token: AliasId,
     /// The rail merchant.

@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{BankAccountId, Currency, LedgerAccountId, NumericId, Paisa, VaultToken};
+use crate::{BankAccountId, Currency, LedgerAccountId, Paisa, RecordId, VaultToken};
 
 open_enum! {
     /// The type of a ledger account.
@@ -28,8 +28,9 @@ open_enum! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct LedgerAccount {
-    /// Numeric id.
-    pub id: NumericId,
+    /// Its id: numeric on most servers, though API.md calls it only a
+    /// string ([`RecordId`]).
+    pub id: RecordId,
     /// `acct_` token.
     pub token: LedgerAccountId,
     /// Account type.

@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{AggregatorMerchantId, NumericId, QrCodeToken, Text};
+use crate::{AggregatorMerchantId, QrCodeToken, RecordId, Text};
 
 open_enum! {
     /// The type of a QR code. The list filter defaults to `STATIC`.
@@ -18,8 +18,9 @@ open_enum! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct QrCode {
-    /// Numeric id.
-    pub id: NumericId,
+    /// Its id: numeric on most servers, though API.md calls it only a
+    /// string ([`RecordId`]).
+    pub id: RecordId,
     /// `qr_` token.
     pub token: QrCodeToken,
     /// The aggregator merchant.

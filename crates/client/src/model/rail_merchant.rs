@@ -2,7 +2,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::open_enum::open_enum;
-use crate::{NumericId, PartnerId, RailMerchantId, Text};
+use crate::{PartnerId, RailMerchantId, RecordId, Text};
 
 open_enum! {
     /// The onboarding status of a rail merchant.
@@ -60,8 +60,9 @@ pub struct AdditionalDetails {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RailMerchant {
-    /// Numeric id.
-    pub id: NumericId,
+    /// Its id: numeric on most servers, though API.md calls it only a
+    /// string ([`RecordId`]).
+    pub id: RecordId,
     /// `mer_` token.
     pub token: RailMerchantId,
     /// `partner_` identifier.

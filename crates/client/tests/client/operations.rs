@@ -396,3 +396,35 @@ fn tolerant_reading_keeps_unknown_values_and_ignores_unknown_fields() {
         2
     );
 }
+
+/// A server that gives the ids API.md does not call numeric as UUIDs
+/// ("Most records carry a numeric `id`"): every such record is read, its
+/// id kept as sent; the ids API.md calls numeric stay numbers.
+#[test]
+fn records_whose_ids_api_md_does_not_call_numeric_are_read_whatever_their_form() {
+    let server =
+        MockServer::start(MockConfig::new().seed(4).legal(aggpay_mock::Legal::UuidIds)).unwrap();
+    let client = crate::support::client_for(&server);
+    let info = server.info();
+    let uuid = |id: &RecordId| {
+        assert_eq!(id.as_numeric(), None, "{id}");
+        assert_eq!(id.as_str().len(), 36, "{id}");
+    };
+    let aggregator = client.get_aggregator().unwrap();
+    uuid(&aggregator.id);
+    uuid(&aggregator.bank_account.id);
+    let rail: Vec<RailMerchant> = client
+        .rail_merchants(&RailMerchantQuery::new())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(!rail.is_empty());
+    rail.iter().for_each(|m| uuid(&m.id));
+    let one = client.get_rail_merchant(&rail[0].token).unwrap();
+    assert_eq!(one.id, rail[0].id, "one record, one id, in every answer");
+    let qrs = client.list_qr_codes(&QrCodeQuery::new()).unwrap();
+    qrs.items.iter().for_each(|q| uuid(&q.id));
+    uuid(&client.get_alias(&info.alias_id).unwrap().id);
+    uuid(&client.get_ledger_account().unwrap().id);
+    let batches = client.list_settlement_batches(&BatchQuery::new()).unwrap();
+    assert!(batches.items.iter().all(|b| b.id.get() > 0));
+}

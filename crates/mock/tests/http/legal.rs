@@ -297,6 +297,9 @@ fn probe(api: &Api) -> Vec<String> {
             "",
         ),
         send("GET", &other, &[], &key, ""),
+        // A bad parameter on another aggregator's list: which is checked
+        // first.
+        send("GET", &format!("{other}/keys"), &[("limit", "x")], &key, ""),
         send("POST", "/settlements/report-exports", &[], &key, &export),
         send("POST", "/settlements/report-exports", &[], &key, &no_kind),
         send("GET", "/settlements/batches", &[("limit", "1")], &key, ""),

@@ -398,7 +398,7 @@ pub static RAIL_MERCHANTS: Table<RailMerchant> = Table {
     batch_scoped: false,
     columns: &[
         col("token", Type::Text, |m| m.token.as_str().into()),
-        col("id", Type::Int, |m| int(m.id.get())),
+        col("id", Type::Text, |m| m.id.as_str().into()),
         col("partner_id", Type::Text, |m| m.partner_id.as_str().into()),
         col("rail_record_id", Type::Text, |m| {
             m.rail_record_id.as_str().into()

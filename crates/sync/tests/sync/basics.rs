@@ -288,6 +288,24 @@ fn other_legal_shapes_are_mirrored_and_unread_paging_is_explained() {
         err.contains("likely does not read this list's `offset` and `limit`"),
         "{err}"
     );
+    // Rail merchants whose ids are UUIDs (API.md calls them only strings):
+    // mirrored as sent.
+    let uuids = MockServer::start(
+        MockConfig::new()
+            .seed(5)
+            .batches(4)
+            .legal(aggpay_mock::Legal::UuidIds),
+    )
+    .unwrap();
+    let dir = TempDir::new("aggpay-sync-uuid-ids");
+    let db = Db::sqlite(dir.join("m.db"));
+    let (code, summary, err) = sync(&uuids, &db);
+    assert_eq!(code, 0, "{summary}\n{err}");
+    let conn = rusqlite::Connection::open(dir.join("m.db")).unwrap();
+    let id: String = conn
+        .query_row("SELECT id FROM rail_merchants LIMIT 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(id.len(), 36, "{id}");
     // Cursor lists that name their paging parameters otherwise: the
     // batches cannot be listed, and the error says why.
     let renamed = MockServer::start(

@@ -7,7 +7,7 @@
 pub const APPLICATION: &str = "aggpay-sync";
 
 /// The migrations, oldest first.
-pub const MIGRATIONS: &[&str] = &[V1, V2];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// Version 1: the SQLite file's version 2, at once.
 const V1: &str = "
@@ -231,4 +231,10 @@ UPDATE payouts SET element = json_build_object(
         'updated_at', updated_at
     )::text;
 ALTER TABLE payouts ALTER COLUMN element SET NOT NULL;
+";
+
+/// Version 3: a rail merchant's `id` is text (the SQLite schema's version
+/// 4): API.md calls it only a string, and a server may send a UUID.
+const V3: &str = "
+ALTER TABLE rail_merchants ALTER COLUMN id TYPE TEXT USING id::text;
 ";

@@ -7,7 +7,7 @@
 pub const APPLICATION_ID: i64 = 0x4147_5059;
 
 /// The migrations, oldest first.
-pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// Version 1: the mirror (batches, transactions, payouts, typed as API.md
 /// types them: amounts in integer paisa, timestamps RFC 3339 text; a row's
@@ -253,4 +253,36 @@ FROM payouts;
 DROP TABLE payouts;
 ALTER TABLE payouts_v3 RENAME TO payouts;
 CREATE INDEX payouts_by_batch ON payouts (batch_id, id);
+";
+
+/// Version 4: a rail merchant's `id` is text. API.md calls it only a
+/// string ("Most records carry a numeric `id`"), and a server may send a
+/// UUID; the ids mirrored before keep their digits.
+const V4: &str = "
+CREATE TABLE rail_merchants_v4 (
+    token TEXT PRIMARY KEY,
+    id TEXT NOT NULL,
+    partner_id TEXT NOT NULL,
+    rail_record_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    uid_type TEXT NOT NULL,
+    uid_value TEXT NOT NULL,
+    name TEXT NOT NULL,
+    document_type TEXT NOT NULL,
+    document_number TEXT NOT NULL,
+    address_details TEXT NOT NULL,
+    contact_details TEXT NOT NULL,
+    additional_details TEXT NOT NULL,
+    additional_details_private TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    refreshed_at TEXT NOT NULL
+) STRICT;
+INSERT INTO rail_merchants_v4
+SELECT token, CAST(id AS TEXT), partner_id, rail_record_id, status, uid_type, uid_value, name,
+    document_type, document_number, address_details, contact_details, additional_details,
+    additional_details_private, created_at, updated_at, refreshed_at
+FROM rail_merchants;
+DROP TABLE rail_merchants;
+ALTER TABLE rail_merchants_v4 RENAME TO rail_merchants;
 ";

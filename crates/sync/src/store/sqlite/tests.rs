@@ -157,3 +157,39 @@ fn a_version_2_mirror_keeps_its_payouts_with_their_element_rebuilt() {
     assert_eq!(payout.net_amount.map(|a| a.get()), Some(98));
     assert_eq!(payout.key(), "stxn_1");
 }
+
+#[test]
+fn a_version_3_mirror_keeps_its_rail_merchants_their_ids_as_text() {
+    let dir = temp();
+    let path = dir.join("v3.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        for sql in &schema::MIGRATIONS[..3] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.execute_batch(&format!(
+            "PRAGMA application_id = {}; PRAGMA user_version = 3;
+             INSERT INTO rail_merchants VALUES ('mer_1', 9001, 'partner_1', 'r1', 'Active',
+                 'CNIC', '1', 'A shop', 'CNIC', '1', '{{}}', '{{}}', '{{}}', '{{}}',
+                 '2024-01-01T00:00:00Z', '2024-01-01T00:00:00Z', '2024-01-01T00:00:00Z');",
+            schema::APPLICATION_ID
+        ))
+        .unwrap();
+    }
+    drop(Sqlite::open(&path).unwrap());
+    let conn = Connection::open(&path).unwrap();
+    let (id, name): (String, String) = conn
+        .query_row(
+            "SELECT id, name FROM rail_merchants WHERE token = 'mer_1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((id.as_str(), name.as_str()), ("9001", "A shop"));
+    // A UUID, as a server that does not give numeric ids sends it.
+    conn.execute(
+        "UPDATE rail_merchants SET id = '4f6c2a9e-1b7d-4c3e-9a2f-0d5e8b7c6a41'",
+        [],
+    )
+    .unwrap();
+}
