@@ -8,7 +8,7 @@ use crate::contract::{Op, OpId, names};
 use crate::ctx::{Ctx, Sample, Sampled};
 use crate::http::Request;
 use crate::model::{
-    ListModel, NamedOtherwise, Picker, Rotation, Several, Source, token_of, writes,
+    FilterDefault, ListModel, NamedOtherwise, Picker, Rotation, Several, Source, token_of, writes,
 };
 
 /// Batches whose transactions are read, at most.
@@ -35,7 +35,7 @@ enum Done {
     List(Box<ListModel>),
     One(Box<Sample>),
     Rotation(Box<Rotation>),
-    FilterNames(OpId, Vec<NamedOtherwise>, Several),
+    FilterNames(OpId, Vec<NamedOtherwise>, Several, Vec<FilterDefault>),
 }
 
 impl Ctx {
@@ -44,11 +44,11 @@ impl Ctx {
         let done = http.pool().map(&jobs, |job| match job {
             Job::List(source) => Done::List(Box::new(ListModel::read(http, source.clone()))),
             Job::FilterNames(op) => {
-                let (unread, several) = model
+                let (unread, several, defaults) = model
                     .list(*op)
                     .map(|l| l.filters_as_read(http))
                     .unwrap_or_default();
-                Done::FilterNames(*op, unread, several)
+                Done::FilterNames(*op, unread, several, defaults)
             }
             Job::One(op, request) => Done::One(Box::new(Sample {
                 op: *op,
@@ -81,7 +81,7 @@ impl Ctx {
                     self.model.lists.push(*list);
                 }
                 Done::One(sample) => self.samples.push(*sample),
-                Done::FilterNames(op, unread, several) => {
+                Done::FilterNames(op, unread, several, defaults) => {
                     if let Some(list) = self
                         .model
                         .lists
@@ -90,6 +90,7 @@ impl Ctx {
                     {
                         list.filters_named_otherwise = unread;
                         list.several = several;
+                        list.defaults = defaults;
                     }
                 }
                 Done::Rotation(rotation) => {

@@ -189,6 +189,16 @@ pub const ROOMS: &[Room] = &[
         "`ids.numeric` holds only the ids a table calls numeric (report exports, batches, transactions, aggregator merchants, alias_record_id) to digit strings; the others are read as strings, by the harness and by the typed client (`RecordId`)",
     ),
     room(
+        "filter-default",
+        "Merchants: \"enabled filter | boolean\" (what the list holds when the filter is absent is not shown)",
+        &[
+            "every merchant",
+            "the enabled merchants only",
+            "the disabled merchants only",
+        ],
+        "a flag filter's list is read with each value beside the list unfiltered: where one value's list is the list unfiltered and the other's holds rows it does not, the list applies that value when the filter is absent, and every expected answer applies it where the filter is not given (`filters.*`, `own.back-to-back`); the rows it leaves out are the other value's",
+    ),
+    room(
         "check-order",
         "Errors: 400 error.bad_request \"invalid request parameters\"; 404 error.not_found \"requested resource does not exist\" (which one a request meeting both conditions gets is not shown)",
         &[

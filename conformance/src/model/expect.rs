@@ -215,8 +215,22 @@ impl<'a> Expected<'a> {
                 .filter()
                 .is_some_and(|f| f.field == "token" && f.matching == Matching::Exact)
         });
+        // A filter the list applies when it is absent is applied where it
+        // is not given; where it is, the rows it leaves out are the list's
+        // too.
+        let asked =
+            |d: &&crate::model::FilterDefault| given.iter().any(|g| std::ptr::eq(g.param, d.param));
+        let beside = list.defaults.iter().filter(asked).flat_map(|d| &d.beside);
+        let mut with_defaults: Vec<Given> = given.to_vec();
+        with_defaults.extend(
+            list.defaults
+                .iter()
+                .filter(|d| !asked(d))
+                .map(|d| Given::one(d.param, d.value.clone())),
+        );
+        let given = &with_defaults[..];
         let (rows, whole): (Vec<&'a Value>, bool) = if list.complete {
-            (list.head.iter().collect(), true)
+            (list.head.iter().chain(beside).collect(), true)
         } else if by_identity {
             (list.known().collect(), true)
         } else {

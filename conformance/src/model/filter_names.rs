@@ -14,7 +14,7 @@
 use serde_json::Value;
 
 use super::expect::Given;
-use super::list::{ListModel, NamedOtherwise, Several, page_of, token_key};
+use super::list::{FilterDefault, ListModel, NamedOtherwise, Several, page_of, token_key};
 use crate::contract::{Domain, Many, Matching, Param};
 use crate::http::{Exchange, Http};
 
@@ -127,6 +127,64 @@ fn seconds(v: &Value) -> Option<i64> {
     v.as_str()
         .and_then(|s| s.parse::<jiff::Timestamp>().ok())
         .map(|t| t.as_second())
+}
+
+/// The flag filters the list applies when they are absent
+/// ([`FilterDefault`]): for each flag filter it reads, of a list read
+/// whole, the list asked with each value. Where one value's list is the
+/// list unfiltered and the other's holds rows the unfiltered list does
+/// not, the first value is the list's default, and those rows are what it
+/// leaves out.
+pub(super) fn defaults(
+    http: &Http,
+    model: &ListModel,
+    unread: &[NamedOtherwise],
+) -> Vec<FilterDefault> {
+    if !model.complete || !model.source.base.is_empty() {
+        return Vec::new();
+    }
+    let read = |p: &&'static Param| unread.iter().all(|n| !n.names.contains(&p.wire));
+    let flags: Vec<&'static Param> = model
+        .source
+        .op
+        .filters()
+        .filter(|p| p.filter().is_some_and(|f| f.matching == Matching::Bool))
+        .filter(read)
+        .collect();
+    let asked: Vec<(&'static Param, &str)> = flags
+        .iter()
+        .flat_map(|p| [(*p, "true"), (*p, "false")])
+        .collect();
+    let lists = http.pool().map(&asked, |(p, v)| {
+        ListModel::read(http, model.source.clone().with(p.wire, v))
+    });
+    let whole: std::collections::HashSet<_> = model.head.iter().map(token_key).collect();
+    let tokens = |l: &ListModel| -> Option<std::collections::HashSet<String>> {
+        l.complete
+            .then(|| l.head.iter().map(|r| token_key(r).into_owned()).collect())
+    };
+    let mut out = Vec::new();
+    for pair in asked.chunks(2).zip(lists.chunks(2)) {
+        let ([(param, _), _], [on, off]) = pair else {
+            continue;
+        };
+        for (value, same, other) in [("true", on, off), ("false", off, on)] {
+            let (Some(same_tokens), Some(other_tokens)) = (tokens(same), tokens(other)) else {
+                continue;
+            };
+            let unfiltered_is_same = same_tokens.len() == whole.len()
+                && same_tokens.iter().all(|t| whole.contains(t.as_str()));
+            let leaves_out = other_tokens.iter().any(|t| !whole.contains(t.as_str()));
+            if unfiltered_is_same && leaves_out {
+                out.push(FilterDefault {
+                    param,
+                    value: value.to_owned(),
+                    beside: other.head.clone(),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// How the list reads several values of a filter whose form for them

@@ -142,6 +142,26 @@ pub struct ListModel {
     /// How the server reads several values of a filter whose form for
     /// them API.md does not show ([`Several`]).
     pub several: Several,
+    /// The filters the server applies when they are absent, where
+    /// API.md does not show what a list holds without them
+    /// ([`FilterDefault`]).
+    pub defaults: Vec<FilterDefault>,
+}
+
+/// A filter a list applies when it is absent: the list unfiltered is the
+/// list with `param` at `value`, and `beside` holds the rows it leaves
+/// out (the list with the other value), in the server's order. Where
+/// API.md does not show a filter's default (the merchant list's enabled
+/// filter), a server may apply one. Learned by asking the list with each
+/// value of a flag filter (`filter_names::defaults`).
+#[derive(Debug, Clone)]
+pub struct FilterDefault {
+    /// The filter.
+    pub param: &'static crate::contract::Param,
+    /// The value it takes when absent.
+    pub value: String,
+    /// The rows the list leaves out when the filter is absent.
+    pub beside: Vec<Value>,
 }
 
 /// How a list reads several values of one filter where API.md says a
@@ -260,6 +280,7 @@ impl ListModel {
             named_otherwise: None,
             filters_named_otherwise: Vec::new(),
             several: Several::Repeated,
+            defaults: Vec::new(),
         }
     }
 
@@ -304,19 +325,27 @@ impl ListModel {
     /// as an observation).
     /// Then, of the filters it reads, how it reads several values of one
     /// ([`ListModel::several`]).
-    pub fn filters_as_read(&self, http: &Http) -> (Vec<NamedOtherwise>, Several) {
+    /// And the filters it applies when they are absent
+    /// ([`ListModel::defaults`]).
+    pub fn filters_as_read(
+        &self,
+        http: &Http,
+    ) -> (Vec<NamedOtherwise>, Several, Vec<FilterDefault>) {
         let unread = super::filter_names::unread(http, self);
         let several = super::filter_names::several(http, self, &unread);
-        (unread, several)
+        let defaults = super::filter_names::defaults(http, self, &unread);
+        (unread, several, defaults)
     }
 
-    /// Every row known, head, middle and tail, without repeats.
+    /// Every row known, head, middle and tail, without repeats, and the
+    /// rows a filter's default leaves out ([`ListModel::defaults`]).
     pub fn known(&self) -> impl Iterator<Item = &Value> {
         let mut seen = std::collections::HashSet::new();
         self.head
             .iter()
             .chain(&self.middle)
             .chain(&self.tail)
+            .chain(self.defaults.iter().flat_map(|d| &d.beside))
             .filter(move |r| seen.insert(token_key(r)))
     }
 

@@ -18,7 +18,7 @@ pub mod writes;
 
 use serde_json::Value;
 
-pub use list::{ListModel, NamedOtherwise, Several, Source, id_of, num, token_of};
+pub use list::{FilterDefault, ListModel, NamedOtherwise, Several, Source, id_of, num, token_of};
 pub use pick::Picker;
 pub use writes::{Rotation, key_id};
 

@@ -215,6 +215,9 @@ legal! {
     UuidIds = "uuid-ids" in "id-forms":
         "the records whose id API.md does not call numeric (rail merchants, QR codes, aliases, the aggregator, its bank account, the ledger account) carry a UUID as their id, the same for one record in every answer";
         allowed by "API.md typing rule 2: \"Most records carry a numeric `id` serialized as a string\" (most, not all); the tables of these records list `id` as a string, without \"numeric\"",
+    EnabledByDefault = "enabled-by-default" in "filter-default":
+        "the merchant list without an enabled filter lists the enabled merchants only (enabled=false lists the others)";
+        allowed by "API.md Merchants: \"enabled filter | boolean\" (what the list holds when the filter is absent is not shown)",
     ParamsFirst = "params-first" in "check-order":
         "with a valid key, a read checks its query parameters before it looks up anything its path names, the aggregator included: a bad parameter gets 400 error.bad_request even where the id in the path names nothing (404) or another aggregator";
         allowed by "API.md Errors: 400 error.bad_request \"invalid request parameters\" and 404 error.not_found \"requested resource does not exist\" (which one a request meeting both conditions gets is not shown)",

@@ -15,7 +15,8 @@ impl App {
         let offset = self.offset(q)?;
         let enabled = q
             .boolean("enabled")?
-            .filter(|_| !self.faults.has(Fault::MerchantsEnabledFilterIgnored));
+            .filter(|_| !self.faults.has(Fault::MerchantsEnabledFilterIgnored))
+            .or_else(|| self.legal.has(Legal::EnabledByDefault).then_some(true));
         // Every entry an am_ identifier: an empty one (`a,,b`) or one
         // padded with spaces is malformed, not skipped.
         let ids = q
