@@ -17,7 +17,8 @@ use crate::http::{Auth, Exchange, Request};
 use crate::model::{ListModel, Source, key_id};
 use crate::pool::urgent;
 use crate::rules::claims::{
-    EXPORT_IS_ASKED, NO_SERVER_ERROR, ROTATES_THE_KEY_ASKED, UNAUTHORIZED, VALID_REQUEST_SUCCEEDS,
+    EXPORT_IS_ASKED, FAILED_ROTATION_UNDONE, NO_SERVER_ERROR, ROTATES_THE_KEY_ASKED, UNAUTHORIZED,
+    VALID_REQUEST_SUCCEEDS,
 };
 use crate::rules::{Check, Finding};
 
@@ -76,8 +77,25 @@ impl Explorer<'_> {
         let rotation = crate::model::writes::rotate(&c.ctx.http, &id, Some(&before));
         script.step(command, &rotation.answer);
         let Some(key) = rotation.key().cloned() else {
-            // Lost, and not recovered: the key list says where it stands.
+            // Lost, and not recovered, or refused: the key list says where
+            // it stands. A rotation answered with an error (not one that
+            // says it was not handled) must have left the key as it was.
+            let answer = &rotation.answer;
+            let failed = answer.transient.is_none()
+                && answer
+                    .status()
+                    .is_some_and(|s| s >= 400 && !aggpay_internal::http::is_not_handled_status(s));
             self.resync(machine);
+            if failed && machine.keys[k].secret != before {
+                return Err(c.fail(
+                    &FAILED_ROTATION_UNDONE,
+                    answer,
+                    format!(
+                        "the rotation of {id} was answered {}, yet the key list now shows a secret no answer gave: the failed rotation was performed",
+                        answer.status().unwrap_or(0)
+                    ),
+                ));
+            }
             return Ok(());
         };
         if key_id(&key) != id {

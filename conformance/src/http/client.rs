@@ -412,7 +412,9 @@ impl Http {
         let mut answer = self.write(request.clone());
         let (mut throttled, mut repeated) = (0, 0);
         while answer.transient.is_some() {
-            let refused = matches!(answer.status(), Some(429 | 503));
+            let refused = answer
+                .status()
+                .is_some_and(aggpay_internal::http::is_not_handled_status);
             let again = if refused && throttled < retry::THROTTLED {
                 throttled += 1;
                 true

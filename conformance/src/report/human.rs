@@ -196,10 +196,7 @@ impl Human<'_> {
             &unsure,
             |r| r.outcome.inconclusive.iter().map(|f| (f, None)).collect(),
         )?;
-        let not_judged: Vec<&RuleReport> = rules
-            .iter()
-            .filter(|r| !r.outcome.not_judged.is_empty())
-            .collect();
+        let not_judged = super::not_judged(rules);
         if !not_judged.is_empty() {
             writeln!(
                 out,

@@ -184,10 +184,7 @@ impl Reporter for Markdown<'_> {
                     }
                     writeln!(out, "</details>\n")?;
                 }
-                let not_judged: Vec<&RuleReport> = rules
-                    .iter()
-                    .filter(|r| !r.outcome.not_judged.is_empty())
-                    .collect();
+                let not_judged = super::not_judged(rules);
                 if !not_judged.is_empty() {
                     writeln!(
                         out,

@@ -219,6 +219,15 @@ pub struct Summary {
     pub exit_code: u8,
 }
 
+/// The rules that could not judge some places, in order: what every
+/// reporter lists under "Not judged".
+fn not_judged(rules: &[RuleReport]) -> Vec<&RuleReport> {
+    rules
+        .iter()
+        .filter(|r| !r.outcome.not_judged.is_empty())
+        .collect()
+}
+
 /// Something that turns events into output.
 pub trait Reporter {
     /// Handles one event.

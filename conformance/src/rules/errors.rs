@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::observe::{Cases, Observed};
 use super::support::Judge;
-use super::{Check, Claim, Kind, Level, Outcome, Rule, Run};
+use super::{Check, Claim, Finding, Kind, Level, Outcome, Rule, Run};
 use crate::contract::subject::{Subject, on};
 use crate::contract::{Domain, Form, OPS, Op, Role, error_case};
 use crate::http::{Exchange, Request, show};
@@ -103,6 +103,19 @@ pub fn rules() -> Vec<Rule> {
             run: Run::EveryAnswer(observe, Cases::Answers),
         },
     ]
+}
+
+/// The one judge of "no answer, or a 5xx" ([`NO_SERVER_ERROR`]): the
+/// failure when `e` has no answer or a server error, `what` naming the
+/// request; `None` otherwise. Whatever else a rule expects of an odd
+/// request, this comes first.
+pub(crate) fn server_error(c: &Check<'_>, e: &Exchange, what: &str) -> Option<Finding> {
+    let why = match e.status() {
+        None => "no answer".to_owned(),
+        Some(s) if s >= 500 => format!("answered {s}"),
+        Some(_) => return None,
+    };
+    Some(c.fail(&NO_SERVER_ERROR, e, format!("{what}: {why}")))
 }
 
 /// Why `e`'s error body does not have its status's form, code and

@@ -23,6 +23,7 @@ pub fn rules() -> Vec<Rule> {
             claims::ANSWERS_FOR_ID,
             claims::ANSWERS_FOR_IBAN,
             claims::ROTATES_THE_KEY_ASKED,
+            claims::FAILED_ROTATION_UNDONE,
             claims::EXPORT_IS_ASKED,
             claims::STATE_BOUND,
         ],

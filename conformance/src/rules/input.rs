@@ -166,16 +166,16 @@ fn path_values(prefix: &str) -> Vec<String> {
 /// Never a 5xx or no answer; 400 and 404 in the bare form; 401 (a server
 /// may refuse odd input as unauthenticated) in the envelope form.
 fn judge(c: &Check<'_>, e: &Exchange, what: &str) -> Result<(), Finding> {
-    use super::errors::{ERROR_FORM, NO_SERVER_ERROR};
+    if let Some(broken) = super::errors::server_error(c, e, what) {
+        return Err(broken);
+    }
     let why = match e.status() {
-        None => Some((&NO_SERVER_ERROR, "no answer".to_owned())),
-        Some(s) if s >= 500 => Some((&NO_SERVER_ERROR, format!("answered {s}"))),
-        Some(400 | 401 | 404) => super::errors::form(e).map(|why| (&ERROR_FORM, why)),
-        Some(_) => None,
+        Some(400 | 401 | 404) => super::errors::form(e),
+        _ => None,
     };
     match why {
         None => Ok(()),
-        Some((claim, why)) => Err(c.fail(claim, e, format!("{what}: {why}"))),
+        Some(why) => Err(c.fail(&super::errors::ERROR_FORM, e, format!("{what}: {why}"))),
     }
 }
 

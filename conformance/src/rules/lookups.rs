@@ -100,7 +100,13 @@ fn alias_value_required(c: &Check<'_>) -> Outcome {
     ];
     let mut judge = Judge::default();
     for e in c.map(&requests, |r| c.send(r.clone())) {
-        use super::errors::{ERROR_FORM, NO_SERVER_ERROR};
+        use super::errors::ERROR_FORM;
+        if let Some(broken) =
+            super::errors::server_error(c, &e, "an alias_type without an alias value")
+        {
+            judge.fail(broken);
+            continue;
+        }
         let why = if e.success() {
             Some((
                 &ALIAS_VALUE_REQUIRED,
@@ -108,8 +114,6 @@ fn alias_value_required(c: &Check<'_>) -> Outcome {
             ))
         } else if e.refused() {
             super::errors::form(&e).map(|why| (&ERROR_FORM, why))
-        } else if e.status().is_some_and(|s| s >= 500) || e.status().is_none() {
-            Some((&NO_SERVER_ERROR, "not refused cleanly".to_owned()))
         } else {
             None
         };

@@ -27,6 +27,7 @@ pub(crate) mod claims {
     pub(crate) use super::ids::ANSWERS_FOR_ID;
     pub(crate) use super::keys::ROTATES_THE_KEY_ASKED;
     pub(crate) use super::lookups::ANSWERS_FOR_IBAN;
+    pub(crate) use super::state::FAILED_ROTATION_UNDONE;
 }
 
 mod rule;

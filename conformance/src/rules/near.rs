@@ -280,26 +280,19 @@ fn path_ids(c: &Check<'_>) -> Outcome {
     let results = c.map(&cases, |(op, known, miss)| {
         let e = c.send(Request::of(op, Some(&miss.value)));
         let what = format!("{} {known} {}", op.name, miss.slip.describe());
-        match e.status() {
+        if let Some(broken) = super::errors::server_error(c, &e, &what) {
+            return Err(broken);
+        }
+        if !e.success() {
+            return Ok(());
+        }
+        match op.path_id.and_then(|p| p.answers_for) {
+            Some(_) => super::ids::answers_for(c, &e, op),
             None => Err(c.fail(
-                &super::errors::NO_SERVER_ERROR,
+                &NEAR_ID,
                 &e,
-                format!("{what}: no answer"),
+                format!("{what}: an id that names nothing succeeded (API.md lists 404)"),
             )),
-            Some(s) if s >= 500 => Err(c.fail(
-                &super::errors::NO_SERVER_ERROR,
-                &e,
-                format!("{what}: answered {s}"),
-            )),
-            Some(_) if e.success() => match op.path_id.and_then(|p| p.answers_for) {
-                Some(_) => super::ids::answers_for(c, &e, op),
-                None => Err(c.fail(
-                    &NEAR_ID,
-                    &e,
-                    format!("{what}: an id that names nothing succeeded (API.md lists 404)"),
-                )),
-            },
-            Some(_) => Ok(()),
         }
     });
     let mut judge = Judge::default();

@@ -165,23 +165,11 @@ fn named_target(c: &Check<'_>) -> Outcome {
 
 /// A write refused, or done on exactly what it named.
 fn judge_write(c: &Check<'_>, e: &Exchange, case: &Case) -> Result<(), Finding> {
-    match e.status() {
-        None => {
-            return Err(c.fail(
-                &super::errors::NO_SERVER_ERROR,
-                e,
-                format!("{}: no answer", case.what),
-            ));
-        }
-        Some(s) if s >= 500 => {
-            return Err(c.fail(
-                &super::errors::NO_SERVER_ERROR,
-                e,
-                format!("{}: answered {s}", case.what),
-            ));
-        }
-        _ if !e.success() => return Ok(()),
-        _ => {}
+    if let Some(broken) = super::errors::server_error(c, e, &case.what) {
+        return Err(broken);
+    }
+    if !e.success() {
+        return Ok(());
     }
     let Some(data) = e.data() else {
         return Err(c.fail(

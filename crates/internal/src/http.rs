@@ -126,6 +126,18 @@ pub fn is_transient_status(status: u16) -> bool {
     TRANSIENT_STATUSES.contains(&status)
 }
 
+/// The transient statuses by which the server says it did not handle the
+/// request (RFC 9110 section 15.6.4: 503, "currently unable to handle";
+/// RFC 6585 section 4: 429, too many requests): a write so answered was
+/// not made, and may be sent again. A gateway's 502 or 504 says nothing
+/// of whether the server behind it made the write.
+pub const NOT_HANDLED_STATUSES: [u16; 2] = [429, 503];
+
+/// Whether `status` is one of [`NOT_HANDLED_STATUSES`].
+pub fn is_not_handled_status(status: u16) -> bool {
+    NOT_HANDLED_STATUSES.contains(&status)
+}
+
 /// What a transport failure is, for deciding whether trying again can
 /// help: the one classifier of the tools (the harness's retries, the
 /// preflight's waits).

@@ -179,7 +179,9 @@ pub fn check(c: &Preflight<'_>) -> Result<Checked, Problem> {
     if list.success() || list.status >= 500 && list.status != 503 {
         return Ok(Checked { round_trip: None });
     }
-    if matches!(record.status, 429 | 503) || matches!(list.status, 429 | 503) {
+    if crate::http::is_not_handled_status(record.status)
+        || crate::http::is_not_handled_status(list.status)
+    {
         return Err(problem(
             Cause::Transient,
             format!(
